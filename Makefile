@@ -1,0 +1,39 @@
+# `make run` and `make test` set everything up on a fresh machine (idempotently), then run.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TORCH_WHEEL ?= torch==2.13.0
+EXTRAS ?= train,pettingzoo,plots,dev
+
+.PHONY: run test lint format bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Torch first, pinned: the CPU wheel on this machine installs in seconds; a bare `torch`
+# requirement would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet $(TORCH_WHEEL)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/fourhundred match --seed 0
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(STAMP)
+	$(PY) benchmarks/engine_throughput.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info

@@ -1,0 +1,165 @@
+"""Card and action encodings, and card text.
+
+Card id ``c = 13 * suit + rank``: suits clubs, diamonds, spades, hearts (hearts always trump);
+rank 0 is the 2, rank 12 the ace. A set of cards is a uint64 bitmask with bit ``c`` set.
+
+Actions (one discrete space of 66, fixed): 0-51 play card ``c``; 52-64 bid 1..13
+(``BID_OFFSET + bid``); 65 asks for a no-picture redeal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import IntEnum
+
+import numpy as np
+
+from fourhundred_env.errors import CardError
+
+
+class Suit(IntEnum):
+    CLUBS = 0
+    DIAMONDS = 1
+    SPADES = 2
+    HEARTS = 3
+
+
+NUM_CARDS = 52
+NUM_ACTIONS = 66
+BID_OFFSET = 51  # action = BID_OFFSET + bid, bids 1..13 -> 52..64
+REDEAL_ACTION = 65
+TRUMP = Suit.HEARTS
+
+SUIT_LETTERS = "CDSH"
+SUIT_SYMBOLS = "♣♦♠♥"
+RANK_TEXT = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+_RANK_ALIASES = {"T": 8, "1": None}  # "TS" == "10S"; "1" alone is not a rank
+
+U64 = np.uint64
+ONE = U64(1)
+SUIT_SETS = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], dtype=np.uint64)
+"""SUIT_SETS[s]: bitmask of all 13 cards of suit s."""
+FACE_SET = U64(sum(1 << (13 * s + r) for s in range(4) for r in (9, 10, 11, 12)))
+"""All jacks, queens, kings and aces: a hand without any may ask for a redeal."""
+FULL_DECK = U64((1 << NUM_CARDS) - 1)
+
+
+def card_id(suit: int, rank: int) -> int:
+    return 13 * int(suit) + int(rank)
+
+
+def card_suit(card: int) -> int:
+    return int(card) // 13
+
+
+def card_rank(card: int) -> int:
+    return int(card) % 13
+
+
+def card_text(card: int) -> str:
+    """``"AH"``, ``"10S"``, ``"2C"``."""
+    card = int(card)
+    if not 0 <= card < NUM_CARDS:
+        raise CardError(f"card id {card} is out of range: expected 0 to 51")
+    return RANK_TEXT[card % 13] + SUIT_LETTERS[card // 13]
+
+
+def parse_card(text: str) -> int:
+    """Card id of ``"AH"``, ``"10S"``, ``"TS"``, ``"2c"`` (case and surrounding spaces ignored)."""
+    if not isinstance(text, str):
+        raise CardError(f"card {text!r} is not text: expected a card like 'AH', '10S' or '2C'")
+    t = text.strip().upper()
+    if len(t) < 2:
+        raise CardError(f"malformed card {text!r}: expected rank then suit, like 'AH', '10S', '2C'")
+    rank_text, suit_text = t[:-1], t[-1]
+    suit = SUIT_LETTERS.find(suit_text)
+    if suit < 0:
+        raise CardError(f"unknown suit {suit_text!r} in card {text!r}: expected one of C, D, S, H")
+    if rank_text == "T":
+        rank = 8
+    elif rank_text in RANK_TEXT:
+        rank = RANK_TEXT.index(rank_text)
+    else:
+        raise CardError(
+            f"unknown rank {rank_text!r} in card {text!r}: expected one of "
+            + ", ".join(RANK_TEXT)
+            + " (or T for 10)"
+        )
+    return card_id(suit, rank)
+
+
+def parse_hand(text: str | Sequence[str], expected: int | None = 13) -> list[int]:
+    """Card ids of a hand written as text (``"AH KH 10S 2C"``, commas allowed) or a list of cards.
+
+    Raises CardError on a malformed card, a duplicate, or (if `expected` is set) a wrong count.
+    """
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    cards = [parse_card(tok) for tok in tokens]
+    seen: set[int] = set()
+    for tok, c in zip(tokens, cards, strict=True):
+        if c in seen:
+            raise CardError(f"duplicate card {tok!r} in hand {text!r}")
+        seen.add(c)
+    if expected is not None and len(cards) != expected:
+        raise CardError(f"hand {text!r} has {len(cards)} cards: expected {expected}")
+    return cards
+
+
+def cards_to_set(cards: Iterable[int]) -> np.uint64:
+    out = 0
+    for c in cards:
+        out |= 1 << int(c)
+    return U64(out)
+
+
+def set_to_cards(card_set: int | np.integer) -> list[int]:
+    """Card ids in a bitmask, ascending."""
+    s = int(card_set)
+    return [c for c in range(NUM_CARDS) if s >> c & 1]
+
+
+def sorted_for_display(cards: Iterable[int]) -> list[int]:
+    """Hearts first (trump), then spades, diamonds, clubs; high to low within a suit."""
+    return sorted(cards, key=lambda c: (-card_suit(c), -card_rank(c)))
+
+
+def hand_text(card_set: int | np.integer) -> str:
+    """A hand as text, sorted for display: ``"AH 10H | KS | ... "``."""
+    groups = []
+    for suit in (Suit.HEARTS, Suit.SPADES, Suit.DIAMONDS, Suit.CLUBS):
+        cards = [c for c in sorted_for_display(set_to_cards(card_set)) if card_suit(c) == suit]
+        if cards:
+            groups.append(" ".join(card_text(c) for c in cards))
+    return " | ".join(groups) if groups else "-"
+
+
+def action_text(action: int) -> str:
+    """``"AH"`` for a card, ``"4"`` for a bid of 4, ``"redeal"``."""
+    action = int(action)
+    if 0 <= action < NUM_CARDS:
+        return card_text(action)
+    if NUM_CARDS <= action <= BID_OFFSET + 13:
+        return str(action - BID_OFFSET)
+    if action == REDEAL_ACTION:
+        return "redeal"
+    raise CardError(f"action id {action} is out of range: expected 0 to {NUM_ACTIONS - 1}")
+
+
+def parse_action(action: str | int | np.integer) -> int:
+    """Action id of a card text, a bid ("2".."13"), "redeal", or an action id already."""
+    if isinstance(action, int | np.integer) and not isinstance(action, bool):
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            raise CardError(f"action id {a} is out of range: expected 0 to {NUM_ACTIONS - 1}")
+        return a
+    if not isinstance(action, str):
+        raise CardError(f"action {action!r} is neither text nor an action id")
+    t = action.strip()
+    if t.lower() == "redeal":
+        return REDEAL_ACTION
+    if t.isdigit():
+        bid = int(t)
+        if not 1 <= bid <= 13:
+            raise CardError(f"bid {t!r} is out of range: expected 1 to 13")
+        return BID_OFFSET + bid
+    return parse_card(t)

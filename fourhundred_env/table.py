@@ -1,0 +1,339 @@
+"""One table of 400 for scripted play: tests, the command line and human play.
+
+A :class:`Table` is the batched :class:`~fourhundred_env.engine.Engine` with a batch of one,
+plus card text in and out and a hand-by-hand history::
+
+    t = Table(rules=Rules(), dealer=0, scores=(12, 31, -4, 27))
+    t.deal(hands=["AH KH QH ...", "...", "...", "..."])   # or t.deal(seed=7), or t.deal()
+    while t.phase in ("bid", "play"):
+        t.act(t.legal()[0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fourhundred_env.cards import (
+    NUM_CARDS,
+    REDEAL_ACTION,
+    action_text,
+    card_text,
+    cards_to_set,
+    hand_text,
+    parse_action,
+    parse_hand,
+    set_to_cards,
+)
+from fourhundred_env.engine import PHASE_NAMES, Engine, Phase, deal_sets
+from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.rules import Rules
+from fourhundred_env.rules import required_total as _required_total
+
+Scores = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One finished hand of a match (played or thrown in)."""
+
+    number: int  # 1-based hand number within the match
+    dealer: int
+    hands: tuple[str, str, str, str]  # as dealt, by seat
+    bids: tuple[int | None, int | None, int | None, int | None]  # None: did not bid
+    redeal_seat: int | None  # seat that asked for a no-picture redeal
+    plays: tuple[tuple[int, str], ...]  # (seat, card) in the order played
+    claim: tuple[int, int] | None  # (seat, tricks) taken by auto-claim
+    tricks_won: Scores
+    scores_before: Scores
+    points: Scores
+    scores_after: Scores
+    thrown_in: bool
+    forfeits: tuple[int, ...]  # seats whose contract was scored as missed by forfeit
+    required_total: int
+    target_after: int
+    winner: int | None  # team, once the match is won
+
+
+class Table:
+    """A single table of 400, driven one action at a time. See the module docstring."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        dealer: int | None = None,
+        scores: Sequence[int] = (0, 0, 0, 0),
+        seed: int = 0,
+        match_index: int = 0,
+        target: int | None = None,
+        name: str = "table",
+    ) -> None:
+        self.name = name
+        self.rules = rules if rules is not None else Rules()
+        if not isinstance(self.rules, Rules):
+            raise FourHundredError(f"table {name!r}: rules={rules!r}: expected a Rules instance")
+        if len(scores) != 4 or not all(isinstance(s, int | np.integer) for s in scores):
+            raise FourHundredError(f"table {name!r}: scores={scores!r}: expected 4 integers")
+        if dealer is not None and dealer not in (0, 1, 2, 3):
+            raise FourHundredError(f"table {name!r}: dealer={dealer!r}: expected a seat 0 to 3")
+        self.engine = Engine(self.rules)
+        self.state = self.engine.init(
+            1, seed=seed, match_id=np.array([match_index]), dealer=dealer,
+            scores=np.array(scores), target=target,
+        )  # fmt: skip
+        self.history: list[HandRecord] = []
+        self._plays: list[tuple[int, str]] = []
+
+    # -- what the table shows ---------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        """ "bid", "play", "hand_over" or "match_over"."""
+        return PHASE_NAMES[self.state.phase[0]]
+
+    @property
+    def to_play(self) -> int | None:
+        """Seat whose decision is pending, None between hands."""
+        return int(self.state.to_play[0]) if self.state.phase[0] <= Phase.PLAY else None
+
+    @property
+    def scores(self) -> Scores:
+        return tuple(int(s) for s in self.state.scores[0])  # type: ignore[return-value]
+
+    @property
+    def bids(self) -> tuple[int | None, ...]:
+        """Bids of the current (or last) hand by seat; None for a seat that has not bid."""
+        s = self.state
+        first = (self._hand_dealer() + 1) % 4
+        out: list[int | None] = [None] * 4
+        for k in range(int(s.num_bids[0])):
+            seat = (first + k) % 4
+            out[seat] = int(s.bids[0, seat]) or None
+        return tuple(out)
+
+    @property
+    def tricks_won(self) -> Scores:
+        return tuple(int(t) for t in self.state.tricks_won[0])  # type: ignore[return-value]
+
+    @property
+    def dealer(self) -> int:
+        """Dealer of the next hand to deal (between hands) or of the hand in progress."""
+        return int(self.state.dealer[0])
+
+    @property
+    def target(self) -> int:
+        return int(self.state.target[0])
+
+    @property
+    def winner(self) -> int | None:
+        w = int(self.state.winner[0])
+        return None if w < 0 else w
+
+    @property
+    def hand_number(self) -> int:
+        """Hands dealt so far in this match (the current one included)."""
+        return int(self.state.hand_index[0])
+
+    def required_total(self) -> int:
+        """Required total of the hand being bid (or of the next hand, between hands)."""
+        if self.state.phase[0] <= Phase.PLAY:
+            return int(self.state.required_total[0])
+        return _required_total(self.scores, self.rules)
+
+    def min_bid(self, seat: int) -> int:
+        """Lowest bid `seat` may make in the current hand."""
+        return int(self.state.min_bid[0, seat])
+
+    def hand(self, seat: int) -> list[str]:
+        """Cards `seat` still holds, as text, sorted for display."""
+        from fourhundred_env.cards import sorted_for_display
+
+        return [
+            card_text(c) for c in sorted_for_display(set_to_cards(self.state.hand_set[0, seat]))
+        ]
+
+    def hand_text(self, seat: int) -> str:
+        return hand_text(self.state.hand_set[0, seat])
+
+    @property
+    def trick(self) -> list[tuple[int, str]]:
+        """The current trick as (seat, card) in the order played."""
+        s = self.state
+        leader, size = int(s.trick_leader[0]), int(s.trick_size[0])
+        return [
+            ((leader + k) % 4, card_text(s.trick_cards[0, (leader + k) % 4])) for k in range(size)
+        ]
+
+    @property
+    def plays(self) -> list[tuple[int, str]]:
+        """Cards played so far in the current hand, (seat, card) in order."""
+        return list(self._plays)
+
+    def legal_ids(self) -> list[int]:
+        """Legal action ids (empty between hands)."""
+        return [int(a) for a in np.flatnonzero(self.engine.legal_mask(self.state)[0])]
+
+    def legal(self) -> list[str]:
+        """Legal actions as text: bids "2".."13", "redeal", cards like "AH", "10S"."""
+        return [action_text(a) for a in self.legal_ids()]
+
+    # -- changing it ------------------------------------------------------------------------
+    def deal(
+        self, hands: Sequence[str | Sequence[str]] | None = None, seed: int | None = None
+    ) -> None:
+        """Start the next hand: explicit `hands` by seat (text), a `seed`, or the table's own stream."""
+        phase = self.phase
+        if phase != "hand_over":
+            what = "the match is over" if phase == "match_over" else "a hand is in progress"
+            raise IllegalActionError(
+                f"table {self.name!r}: cannot deal now, {what} (phase {phase}): "
+                "expected a table between hands"
+            )
+        explicit = None
+        if hands is not None:
+            if seed is not None:
+                raise FourHundredError(f"table {self.name!r}: give hands or seed, not both")
+            explicit = self._parse_deal(hands)
+        elif seed is not None:
+            explicit = deal_sets(seed, self.state.match_id, self.state.hand_index)
+        self.engine.deal(self.state, np.array([0]), explicit)
+        self._plays = []
+        self._after_action()
+
+    def _parse_deal(self, hands: Sequence[str | Sequence[str]]) -> np.ndarray:
+        if isinstance(hands, str) or len(hands) != 4:
+            raise CardError(
+                f"table {self.name!r}: a deal needs 4 hands (one per seat 0-3), got {hands!r}"
+            )
+        owner: dict[int, int] = {}
+        sets = []
+        for seat, text in enumerate(hands):
+            try:
+                cards = parse_hand(text)
+            except CardError as e:
+                raise CardError(f"table {self.name!r}, seat {seat}: {e}") from None
+            for c in cards:
+                if c in owner:
+                    raise CardError(
+                        f"table {self.name!r}: card {card_text(c)} is dealt to seat {owner[c]} "
+                        f"and to seat {seat}: expected every card exactly once"
+                    )
+                owner[c] = seat
+            sets.append(cards_to_set(cards))
+        return np.array([sets], dtype=np.uint64)
+
+    def act(self, action: str | int, seat: int | None = None) -> None:
+        """Bid, ask for a redeal or play a card for the seat to play (text or action id).
+
+        `seat`, if given, must be the seat to play. Raises IllegalActionError (state unchanged)
+        for an action that is not legal now.
+        """
+        phase = self.phase
+        if phase not in ("bid", "play"):
+            hint = (
+                "call deal() to start the next hand"
+                if phase == "hand_over"
+                else "the match is over"
+            )
+            raise IllegalActionError(
+                f"table {self.name!r}: no decision is pending (phase {phase}): {hint}; "
+                f"got action {action!r}"
+            )
+        to_play = int(self.state.to_play[0])
+        if seat is not None and seat != to_play:
+            raise IllegalActionError(
+                f"table {self.name!r}, seat {seat}: acting out of turn with {action!r}: "
+                f"seat {to_play} is to {phase}"
+            )
+        legal = self.legal_ids()
+        try:
+            a = parse_action(action)
+        except CardError as e:
+            raise IllegalActionError(
+                f"table {self.name!r}, seat {to_play}: {e}; legal: {' '.join(self.legal())}"
+            ) from None
+        if a not in legal:
+            raise IllegalActionError(
+                f"table {self.name!r}, seat {to_play} ({phase}): illegal action {action!r}"
+                f"{self._why_illegal(a)}; legal: {' '.join(action_text(x) for x in legal)}"
+            )
+        self.engine.step(self.state, np.array([a]), validate=False)
+        if a < NUM_CARDS:
+            self._plays.append((to_play, card_text(a)))
+        self._after_action()
+
+    def _why_illegal(self, a: int) -> str:
+        s = self.state
+        seat = int(s.to_play[0])
+        if s.phase[0] == Phase.BID:
+            if a < NUM_CARDS:
+                return " (a card, but this is the bidding)"
+            if a == REDEAL_ACTION:
+                return (
+                    " (a redeal needs a hand without A, K, Q or J)"
+                    if self.rules.no_face_redeal
+                    else (" (redeals are off in these rules)")
+                )
+            return f" (minimum bid of seat {seat} is {int(s.min_bid[0, seat])})"
+        if a >= NUM_CARDS:
+            return " (a bid, but this is the card play)"
+        if not int(s.hand_set[0, seat]) >> a & 1:
+            return f" (seat {seat} does not hold {card_text(a)})"
+        return " (must follow the suit led)"
+
+    def forfeit(self, seat: int) -> None:
+        """Score `seat`'s contract as missed this hand (tournament conduct rules)."""
+        self.engine.forfeit(self.state, np.array([0]), np.array([seat]))
+
+    def _hand_dealer(self) -> int:
+        """Dealer of the hand in progress or just finished (the deal passes on at its end)."""
+        d = int(self.state.dealer[0])
+        return d if self.state.phase[0] <= Phase.PLAY else (d - 1) % 4
+
+    def _after_action(self) -> None:
+        s = self.state
+        if s.phase[0] <= Phase.PLAY:
+            return
+        if int(s.hand_index[0]) == len(self.history):  # nothing new finished (fresh table)
+            return
+        claim_seat = int(s.claim_seat[0])
+        # A claim happens on the lead, so it takes every trick not played out.
+        claim = (claim_seat, 13 - len(self._plays) // 4) if claim_seat >= 0 else None
+        self.history.append(
+            HandRecord(
+                number=int(s.hand_index[0]),
+                dealer=self._hand_dealer(),
+                hands=tuple(hand_text(h) for h in s.dealt_set[0]),  # type: ignore[arg-type]
+                bids=self.bids,  # type: ignore[arg-type]
+                redeal_seat=None if s.redeal_seat[0] < 0 else int(s.redeal_seat[0]),
+                plays=tuple(self._plays),
+                claim=claim,
+                tricks_won=self.tricks_won,
+                scores_before=tuple(int(x) for x in s.scores_before[0]),  # type: ignore[arg-type]
+                points=tuple(int(x) for x in s.hand_points[0]),  # type: ignore[arg-type]
+                scores_after=self.scores,
+                thrown_in=bool(s.thrown_in[0]),
+                forfeits=tuple(int(x) for x in np.flatnonzero(s.forfeit[0])),
+                required_total=int(s.required_total[0]),
+                target_after=self.target,
+                winner=self.winner,
+            )
+        )
+
+    # -- text -------------------------------------------------------------------------------
+    def score_sheet(self) -> str:
+        from fourhundred_env.render import score_sheet
+
+        return score_sheet(self.history, self.rules)
+
+    def render(self, viewer: int | None = None) -> str:
+        from fourhundred_env.render import table_view
+
+        return table_view(self, viewer)
+
+    def __repr__(self) -> str:
+        return (
+            f"Table(name={self.name!r}, phase={self.phase!r}, hand={self.hand_number}, "
+            f"dealer={self.dealer}, scores={self.scores}, target={self.target}, winner={self.winner})"
+        )
