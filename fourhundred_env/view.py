@@ -22,6 +22,7 @@ class SeatView:
     Shapes: (K,) per table, (K, 4) per seat, (K, 66) for the mask.
     """
 
+    table: np.ndarray  # (K,) int64: index of each table in the batch it was cut from
     seat: np.ndarray  # (K,) int8: the viewer
     phase: np.ndarray  # (K,) int8, Phase
     to_play: np.ndarray  # (K,) int8
@@ -70,6 +71,7 @@ def seat_view(
     mask = engine.legal_mask(state) if legal_mask is None else legal_mask
     mask = mask[idx] & (state.to_play[idx] == seat_arr)[:, None]
     return SeatView(
+        table=np.asarray(idx, dtype=np.int64).copy(),
         seat=seat_arr.copy(),
         phase=state.phase[idx],
         to_play=state.to_play[idx],
