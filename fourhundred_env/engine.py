@@ -310,7 +310,7 @@ class Engine:
             idx = np.flatnonzero(idx)
         if idx.size == 0:
             return
-        bad = state.phase[idx] != Phase.HAND_OVER
+        bad = state.phase[idx] != _HAND_OVER
         if bad.any():
             t = int(idx[np.argmax(bad)])
             raise IllegalActionError(
@@ -351,7 +351,7 @@ class Engine:
         state.redeal_seat[idx] = -1
         state.claim_seat[idx] = -1
         state.hand_index[idx] += 1
-        state.phase[idx] = Phase.BID
+        state.phase[idx] = _BID
 
     @staticmethod
     def _check_deal(hands: np.ndarray) -> None:
@@ -443,8 +443,8 @@ class Engine:
         phase = state.phase
         if validate:
             self._validate(state, actions)
-        bidding = np.flatnonzero(phase == _BID)
-        playing = np.flatnonzero(phase == _PLAY)
+        bidding = (phase == _BID).nonzero()[0]
+        playing = (phase == _PLAY).nonzero()[0]
         if bidding.size:
             self._apply_bids(state, bidding, actions[bidding])
         if playing.size:
@@ -456,7 +456,7 @@ class Engine:
         in_range = (local >= 0) & (local < 64)
         bit = np.left_shift(_ONE, np.where(in_range, local, 0).astype(np.uint64))
         bad = (state.phase <= _PLAY) & ~(in_range & ((legal & bit) != 0))
-        if bad.any():
+        if np.count_nonzero(bad):
             t = int(np.argmax(bad))
             mask = self.legal_mask(state.select(t))[0]
             given = int(actions[t])
@@ -477,26 +477,26 @@ class Engine:
         num = state.num_bids[idx] + 1
         state.num_bids[idx] = num
         state.to_play[idx] = _NEXT_SEAT[seat]
-        if redeal.any():
+        if np.count_nonzero(redeal):
             state.redeal_seat[idx[redeal]] = seat[redeal]
             self._throw_in(state, idx[redeal])
         done = (num == 4) & ~redeal
-        if done.any():
+        if np.count_nonzero(done):
             t = idx[done]
             bids = state.bids[t]
             if self.rules.five_to_run:
                 played = bids.max(axis=1) >= 5
             else:
                 played = self._weights[bids].sum(axis=1) >= state.required_total[t]
-            if not played.all():
+            if np.count_nonzero(played) != played.size:
                 self._throw_in(state, t[~played])
-            if played.any():
+            if np.count_nonzero(played):
                 t = t[played]
                 state.phase[t] = _PLAY
                 if self.rules.auto_claim:
                     self._auto_claim(state, t)
                     claimed = state.num_tricks[t] == 13
-                    if claimed.any():
+                    if np.count_nonzero(claimed):
                         self._score_hands(state, t[claimed])
 
     def _throw_in(self, state: State, t: np.ndarray) -> None:
@@ -504,7 +504,7 @@ class Engine:
         state.hand_points[t] = 0
         state.dealer[t] = (state.dealer[t] + 1) & 3
         state.to_play[t] = -1
-        state.phase[t] = Phase.HAND_OVER
+        state.phase[t] = _HAND_OVER
 
     def _apply_cards(self, state: State, idx: np.ndarray, cards: np.ndarray) -> None:
         seat = state.to_play[idx]
@@ -514,14 +514,14 @@ class Engine:
         led = np.where(size == 0, suit, state.led_suit[idx])
         state.led_suit[idx] = led
         void = suit != led  # never on the lead, where led == suit
-        if void.any():
+        if np.count_nonzero(void):
             state.shown_void[idx[void], seat[void]] |= _SUIT_BIT[led[void]]
         state.trick_cards[idx, seat] = cards
         size += 1
         state.trick_size[idx] = size
         state.to_play[idx] = _NEXT_SEAT[seat]
         full = size == 4
-        if full.any():
+        if np.count_nonzero(full):
             self._finish_tricks(state, idx[full])
 
     def _finish_tricks(self, state: State, t: np.ndarray) -> None:
@@ -541,7 +541,7 @@ class Engine:
         if self.rules.auto_claim and not over.all():
             self._auto_claim(state, t[~over])
             over = state.num_tricks[t] == 13
-        if over.any():
+        if np.count_nonzero(over):
             self._score_hands(state, t[over])
 
     def _auto_claim(self, state: State, t: np.ndarray) -> None:
@@ -586,7 +586,7 @@ class Engine:
         winner, target = self.end_of_game(scores, state.target[t])
         state.winner[t] = winner
         state.target[t] = target
-        state.phase[t] = np.where(winner >= 0, Phase.MATCH_OVER, Phase.HAND_OVER)
+        state.phase[t] = np.where(winner >= 0, _MATCH_OVER, _HAND_OVER)
 
     def end_of_game(self, scores: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised end-of-game decision, (n, 4) new scores and (n,) target in force.
@@ -606,7 +606,7 @@ class Engine:
         q = qualifies(target)
         winner = np.where(q[:, 0] & ~q[:, 1], 0, np.where(q[:, 1] & ~q[:, 0], 1, -1))
         both = q[:, 0] & q[:, 1]
-        if both.any():
+        if np.count_nonzero(both):
             if r.simultaneous_finish == "extend":
                 target = np.where(both, target + self._target_step, target)
             else:
@@ -618,7 +618,7 @@ class Engine:
                     b = scores[:, 1] + scores[:, 3]
                 winner = np.where(both & (a > b), 0, np.where(both & (b > a), 1, winner))
         fallback = ~q[:, 0] & ~q[:, 1] & (target != base)
-        if fallback.any():
+        if np.count_nonzero(fallback):
             q41 = qualifies(np.full(target.shape, base, np.int32))
             winner = np.where(fallback & q41[:, 0] & ~q41[:, 1], 0, winner)
             winner = np.where(fallback & q41[:, 1] & ~q41[:, 0], 1, winner)
