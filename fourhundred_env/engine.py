@@ -290,12 +290,24 @@ class Engine:
         )
 
     def new_match(self, state: State, index: np.ndarray, match_id: np.ndarray) -> None:
-        """Restart the tables at `index` as fresh matches with the given match ids (phase HAND_OVER)."""
+        """Restart the tables at `index` as fresh matches with the given match ids (phase HAND_OVER).
+
+        Scores return to 0, the target to ``rules.target``, the first dealer is drawn from
+        (seed, match_id); the per-hand fields are reset by the next `deal`.
+        """
         index = np.asarray(index)
-        fresh = self.init(len(index), state.seed, match_id=match_id)
-        for f in fields(State):
-            if f.name != "seed":
-                getattr(state, f.name)[index] = getattr(fresh, f.name)
+        match_id = np.broadcast_to(np.asarray(match_id, dtype=np.int64), index.shape)
+        state.match_id[index] = match_id
+        state.dealer[index] = first_dealers(state.seed, match_id)
+        state.scores[index] = 0
+        state.scores_before[index] = 0
+        state.target[index] = self.rules.target
+        state.winner[index] = -1
+        state.hand_index[index] = 0
+        state.to_play[index] = -1
+        state.hand_points[index] = 0
+        state.thrown_in[index] = False
+        state.phase[index] = _HAND_OVER
 
     def deal(
         self, state: State, index: np.ndarray | None = None, hands: np.ndarray | None = None

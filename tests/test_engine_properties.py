@@ -187,3 +187,17 @@ def test_engine_import_loads_neither_torch_nor_gymnasium() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_new_match_plays_like_a_fresh_table() -> None:
+    """A finished table restarted with new_match deals and plays exactly like a new table."""
+    engine = Engine(Rules())
+    used = _run_matches(np.array([0, 1]), seed=9, rules=Rules(), max_steps=500)
+    engine.new_match(used, np.array([1]), np.array([7]))
+    fresh = engine.init(1, seed=9, match_id=np.array([7]))
+    for state in (used, fresh):
+        engine.deal(state, np.array([state.batch_size - 1]))
+    for _ in range(60):
+        for state in (used, fresh):
+            engine.step(state, _policy_actions(engine, state))
+    assert used.select(1).equals(fresh)
