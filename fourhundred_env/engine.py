@@ -464,10 +464,9 @@ class Engine:
 
     def _validate(self, state: State, actions: np.ndarray) -> None:
         legal, playing = self.legal_sets(state)
-        local = actions - np.where(playing, 0, NUM_CARDS)
-        in_range = (local >= 0) & (local < 64)
-        bit = np.left_shift(_ONE, np.where(in_range, local, 0).astype(np.uint64))
-        bad = (state.phase <= _PLAY) & ~(in_range & ((legal & bit) != 0))
+        # phase-local bit of each action; anything out of range maps to bit 63, never legal
+        local = np.minimum((actions - np.where(playing, 0, NUM_CARDS)).astype(np.uint64), _U64(63))
+        bad = (state.phase <= _PLAY) & (((legal >> local) & _ONE) == 0)
         if np.count_nonzero(bad):
             t = int(np.argmax(bad))
             mask = self.legal_mask(state.select(t))[0]

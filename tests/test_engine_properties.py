@@ -201,3 +201,30 @@ def test_new_match_plays_like_a_fresh_table() -> None:
         for state in (used, fresh):
             engine.step(state, _policy_actions(engine, state))
     assert used.select(1).equals(fresh)
+
+
+def test_step_refuses_every_illegal_action_and_changes_nothing() -> None:
+    """Out-of-range ids, cards while bidding, bids while playing, cards not held, revoke."""
+    import pytest
+
+    from fourhundred_env.errors import IllegalActionError
+
+    engine = Engine(Rules())
+    state = engine.init(4, seed=1)
+    engine.deal(state)
+    rng = np.random.default_rng(0)
+    for phase_steps in (0, 6):  # bidding, then trick play
+        for _ in range(phase_steps):
+            engine.step(state, engine.random_actions(state, rng, max_bid=4))
+            engine.deal(state, state.phase == Phase.HAND_OVER)
+        mask = engine.legal_mask(state)
+        good = engine.random_actions(state, rng, max_bid=4)
+        for bad_action in [-1, 66, 70, 1000, *np.flatnonzero(~mask[2])]:
+            actions = good.copy()
+            actions[2] = bad_action
+            before = state.copy()
+            with pytest.raises(IllegalActionError, match=f"table 2, seat {state.to_play[2]}"):
+                engine.step(state, actions)
+            assert state.equals(before)
+    with pytest.raises(IllegalActionError, match="got 3 actions for 4 tables"):
+        engine.step(state, np.zeros(3, int))
