@@ -1,0 +1,109 @@
+"""Neural agents: ``neural:PATH`` plays with a trained PolicyValueNet checkpoint, and
+``neural-bid:PATH`` bids with one and plays the cards with the checkpoint's fixed play policy.
+
+torch is imported only when such an agent is made, so the rest of `agents` stays light.
+Inference is batched over the K tables of a view, on the GPU when one is available.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent, register_agent
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.observation import encode_observation
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView
+
+
+class NeuralAgent(Agent):
+    """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled."""
+
+    name = "neural"
+
+    def __init__(
+        self,
+        path: str,
+        rules: Rules | None = None,
+        seed: int = 0,
+        sample: bool = False,
+        device: str | None = None,
+    ) -> None:
+        super().__init__(rules, seed)
+        import torch
+
+        from train.checkpoint import load_policy
+
+        self._torch = torch
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.net, self.trained_rules, self.meta = load_policy(path, rules=rules, device=self.device)
+        self.path = path
+        self.sample = sample
+        self.name = f"neural:{path}"
+        self._gen = torch.Generator(device=self.device).manual_seed(seed)
+
+    def _log_probs(self, view: SeatView):
+        torch = self._torch
+        from train.network import masked_logits
+
+        obs = torch.from_numpy(encode_observation(view)).to(self.device)
+        mask = torch.from_numpy(view.legal_mask).to(self.device)
+        with torch.no_grad():
+            logits, _ = self.net(obs)
+            return torch.log_softmax(masked_logits(logits, mask), -1)
+
+    def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        if view.size == 0:
+            return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
+        logp = self._log_probs(view)
+        probs = logp.exp()
+        if self.sample:
+            actions = self._torch.multinomial(probs, 1, generator=self._gen).squeeze(1)
+        else:
+            actions = logp.argmax(-1)
+        return actions.cpu().numpy().astype(np.int64), probs.cpu().numpy()
+
+    def act(self, view: SeatView) -> np.ndarray:
+        return self.act_with_probs(view)[0]
+
+
+class BidPlayAgent(Agent):
+    """Bids with one agent and plays the cards with another (a trained bidder + fixed play)."""
+
+    def __init__(self, bidder: Agent, player: Agent, name: str) -> None:
+        super().__init__(bidder.rules, bidder.seed)
+        self.bidder, self.player, self.name = bidder, player, name
+
+    def reset(self, num_tables: int) -> None:
+        self.bidder.reset(num_tables)
+        self.player.reset(num_tables)
+
+    def act(self, view: SeatView) -> np.ndarray:
+        bidding = view.legal_mask[:, NUM_CARDS:].any(axis=1)
+        actions = np.empty(view.size, np.int64)
+        for sel, agent in ((bidding, self.bidder), (~bidding, self.player)):
+            if sel.any():
+                actions[sel] = agent.act(view.select(np.flatnonzero(sel)))
+        return actions
+
+
+def _neural_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
+    if not arg:
+        raise FourHundredError("agent 'neural' needs a checkpoint: neural:PATH")
+    return NeuralAgent(arg, rules, seed)
+
+
+def _neural_bid_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
+    if not arg:
+        raise FourHundredError("agent 'neural-bid' needs a checkpoint: neural-bid:PATH")
+    bidder = NeuralAgent(arg, rules, seed)
+    play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
+    return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{arg}")
+
+
+register_agent("neural", _neural_factory, "a trained PolicyValueNet checkpoint (neural:PATH)")
+register_agent(
+    "neural-bid", _neural_bid_factory, "bids with a checkpoint, plays with its fixed play policy"
+)

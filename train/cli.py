@@ -1,0 +1,50 @@
+"""`fourhundred train CONFIG [key=value ...] [--resume RUN_DIR]`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from fourhundred_env.cli import subcommand
+from fourhundred_env.errors import FourHundredError
+
+
+def _add(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", help="YAML file in configs/ (defaults if omitted)")
+    p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    p.add_argument("--no-eval", action="store_true", help="skip the tournament evaluations")
+
+
+@subcommand("train", "train a policy by self-play PPO, or a bidding policy (configs/*.yaml)")(_add)
+def _train(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.evaluate import make_evaluator
+    from train.ppo import Trainer
+
+    if args.resume:
+        run_dir = Path(args.resume)
+        if not (run_dir / "config.yaml").is_file():
+            raise FourHundredError(
+                f"--resume {args.resume!r}: expected a run folder with config.yaml"
+            )
+        config = load_config(run_dir / "config.yaml", args.overrides)
+    else:
+        if args.config and "=" in args.config:  # only overrides were given
+            args.overrides.insert(0, args.config)
+            args.config = None
+        config = load_config(args.config, args.overrides)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+    trainer = Trainer(config, run_dir, resume=bool(args.resume))
+    print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
+    evaluate = None if args.no_eval else make_evaluator(config)
+    history = trainer.train(evaluate)
+    last = history[-1] if history else {}
+    print(
+        f"done: {trainer.update} updates, {trainer.decisions:,} decisions; policy {run_dir / 'policy.pt'}"
+    )
+    for key in sorted(k for k in last if k.startswith(("charts/", "eval/"))):
+        print(f"  {key:<36} {last[key]:.4g}")
+    return 0

@@ -1,0 +1,184 @@
+"""Training configs: frozen dataclasses loaded from YAML, overridable from the command line.
+
+    cfg = load_config("configs/selfplay.yaml", overrides=["learning_rate=1e-4", "seed=3"])
+
+An unknown key, in the file or an override, is an error that names it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+
+
+class ConfigError(FourHundredError):
+    """A config file or override that does not fit the config dataclass."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run. Every field has a docstring; YAML keys are these field names."""
+
+    name: str = "selfplay"
+    """Run name: the run folder is runs/<name>__<seed>__<time>."""
+    mode: Literal["selfplay", "bidding"] = "selfplay"
+    """"selfplay": PPO on bidding and card play; "bidding": PPO on the bid only, with card play
+    (and the other seats' bids) held fixed by `play_policy` on FourHundredBid-v0."""
+    seed: int = 1
+    """Seed of everything: deals, opponent sampling, network initialisation."""
+    rules: str = "wiki"
+    """Rules preset ("wiki" or "pagat")."""
+    reward: Literal["team_points", "hand_points"] = "team_points"
+    """Reward per hand: the seat's team's points (partners share) or the seat's own."""
+    reward_scale: float = 0.05
+    """Rewards are multiplied by this before learning (hand points reach +-80)."""
+    hand_scores_low: int = -20
+    """Pre-hand scores of training hands are drawn from low..high so that score rules matter."""
+    hand_scores_high: int = 45
+    """See hand_scores_low."""
+    num_tables: int = 512
+    """Tables played in lockstep per rollout (all groups together)."""
+    rollout_steps: int = 192
+    """Steps per rollout; hands still unfinished at its end are not learned from."""
+    total_decisions: int = 5_000_000
+    """Stop after this many learner decisions."""
+    selfplay_share: float = 0.5
+    """Share of tables where all four seats are the learner."""
+    heuristic_share: float = 0.3
+    """Share of tables where the learner partnership plays `heuristic` opponents."""
+    snapshot_share: float = 0.2
+    """Share of tables against a frozen past snapshot (heuristic until one exists)."""
+    opponent: str = "heuristic"
+    """Agent spec of the scripted opponents (and of play in bidding mode)."""
+    play_policy: str = "heuristic"
+    """Bidding mode: agent spec that plays the cards and makes the other seats' bids."""
+    snapshot_every: int = 10
+    """Updates between frozen snapshots added to the opponent pool."""
+    pool_size: int = 8
+    """Newest snapshots kept in the pool."""
+    learning_rate: float = 3e-4
+    """Adam learning rate (annealed linearly to 0 if anneal_lr)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly over the run."""
+    gamma: float = 1.0
+    """Discount per decision (hands are short and episodic)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    num_minibatches: int = 8
+    """Minibatches per epoch."""
+    update_epochs: int = 3
+    """Epochs over each rollout."""
+    clip_coef: float = 0.2
+    """PPO ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    target_kl: float | None = 0.05
+    """Stop the epochs of an update early when approx KL exceeds this (None: never)."""
+    hidden: int = 256
+    """Width of the network's hidden layers."""
+    layers: int = 3
+    """Number of hidden layers."""
+    eval_every: int = 20
+    """Updates between evaluations by the tournament runner (0: never)."""
+    eval_matches: int = 100
+    """Duplicate match pairs per evaluation against `eval_opponent` (2 matches each)."""
+    eval_opponent: str = "heuristic-v1"
+    """Agent spec the evaluation plays against."""
+    checkpoint_every: int = 10
+    """Updates between checkpoints (the last one is always written)."""
+    torch_threads: int = 2
+    """torch.set_num_threads."""
+    runs_dir: str = "runs"
+    """Folder of run folders."""
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in fields(self):
+            value = getattr(self, f.name)
+            hint = hints[f.name]
+            args = typing.get_args(hint)
+            if typing.get_origin(hint) is Literal:
+                if value not in args:
+                    raise ConfigError(f"{f.name}={value!r}: expected one of {list(args)}")
+                continue
+            allowed = args if args else (hint,)
+            if value is None and type(None) in allowed:
+                continue
+            if float in allowed and isinstance(value, int) and not isinstance(value, bool):
+                object.__setattr__(self, f.name, float(value))
+                continue
+            if (isinstance(value, bool) and bool not in allowed) or not isinstance(
+                value, tuple(a for a in allowed if a is not type(None))
+            ):
+                names = " or ".join(a.__name__ for a in allowed)
+                raise ConfigError(f"{f.name}={value!r}: expected {names}")
+        Rules.preset(self.rules)  # raises on an unknown preset
+        shares = self.selfplay_share + self.heuristic_share + self.snapshot_share
+        if (
+            abs(shares - 1.0) > 1e-6
+            or min(self.selfplay_share, self.heuristic_share, self.snapshot_share) < 0
+        ):
+            raise ConfigError(
+                f"selfplay_share + heuristic_share + snapshot_share = {shares}: expected shares >= 0 adding to 1"
+            )
+        for name in ("num_tables", "rollout_steps", "total_decisions", "num_minibatches",
+                     "update_epochs", "hidden", "layers", "torch_threads", "pool_size"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        if self.num_tables < 4:
+            raise ConfigError(f"num_tables={self.num_tables}: expected at least 4")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _parse_value(text: str) -> Any:
+    return yaml.safe_load(text)
+
+
+def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
+    try:
+        return TrainConfig(**values)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def load_config(
+    path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()
+) -> TrainConfig:
+    """TrainConfig from a YAML file (None: defaults) plus ``key=value`` overrides."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {str(path)!r} does not exist")
+        loaded = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {str(path)!r}: expected a mapping of keys to values")
+        values.update(loaded)
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override {item!r}: expected key=value, like learning_rate=1e-4")
+        values[key.strip()] = _parse_value(text)
+    return config_from_dict(values, str(path) if path is not None else "config")
+
+
+def save_config(config: TrainConfig, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

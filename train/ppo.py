@@ -1,0 +1,408 @@
+"""PPO with action masking for 400, over the batched environments. Read top to bottom.
+
+One update = one rollout of `rollout_steps` steps at `num_tables` tables, then a few epochs
+of clipped PPO on the learner's decisions.
+
+Tables come in groups (`selfplay_share`, `heuristic_share`, `snapshot_share`): at self-play
+tables all four seats are the learner; at the others the learner holds seats 0 and 2 and the
+environment plays seats 1 and 3 with the scripted opponent or a frozen past snapshot of the
+learner (the opponent pool), so the policy does not overfit itself. In bidding mode every
+table is a `FourHundredBidVectorEnv`: the learner only bids, `play_policy` does the rest.
+
+Credit: every seat has its own stream of decisions at a table. A decision's reward is what
+that seat receives (``info["seat_rewards"]``) until its next decision; GAE runs along each
+(table, seat) stream. Hands still unfinished when the rollout ends are not learned from:
+every rollout starts fresh episodes from envs seeded by (seed, update), which is what makes
+``--resume`` continue a run bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium.vector import AutoresetMode
+
+from fourhundred_env.engine import _mix64
+from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
+from fourhundred_env.envs.config import ScoreDistribution
+from fourhundred_env.envs.vector import FourHundredVectorEnv
+from fourhundred_env.rules import Rules
+from train.checkpoint import CheckpointError, atomic_save, read_checkpoint, save_policy
+from train.config import TrainConfig, save_config
+from train.network import NetConfig, PolicyValueNet, masked_logits
+
+_PARTNER = np.array([2, 3, 0, 1])
+
+
+def derive_seed(*parts: int) -> int:
+    """A 63-bit seed from integers (counter-based: no hidden state)."""
+    key = np.array([0x2545F4914F6CDD1D], dtype=np.uint64)
+    for p in parts:
+        key = _mix64(key ^ np.array([p & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    return int(key[0] >> np.uint64(1))
+
+
+@dataclass
+class Group:
+    """Tables of one kind: rows offset..offset+size of the rollout batch."""
+
+    kind: str  # "selfplay", "scripted", "snapshot", "bidding"
+    env: Any
+    offset: int
+    size: int
+    opponent: str | None = None
+    obs: dict[str, np.ndarray] = field(default_factory=dict)
+    seat: np.ndarray | None = None
+
+
+@dataclass
+class Rollout:
+    obs: np.ndarray  # (T, B, OBS) float32
+    mask: np.ndarray  # (T, B, 66) bool
+    action: np.ndarray  # (T, B) int64
+    logp: np.ndarray  # (T, B) float32
+    value: np.ndarray  # (T, B) float32
+    seat: np.ndarray  # (T, B) int64: acting seat
+    seat_rewards: np.ndarray  # (T, B, 4) float32, hand points of every seat (unscaled)
+    done: np.ndarray  # (T, B) bool: an episode ended at this step
+    thrown_in: np.ndarray  # (T, B) bool
+    learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
+
+
+class Trainer:
+    """Holds the network, optimiser, opponent pool and run folder of one training run."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.ckpt_dir = self.run_dir / "checkpoints"
+        self.rules = Rules.preset(config.rules)
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(derive_seed(config.seed, 0))
+        self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.update = 0
+        self.decisions = 0
+        self.pool: list[str] = []
+        self.history: list[dict[str, float]] = []
+        if resume:
+            self._load(self.ckpt_dir / "latest.pt")
+        else:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            save_config(config, self.run_dir / "config.yaml")
+        self.writer = SummaryWriter(
+            str(self.run_dir), purge_step=self.update + 1 if resume else None
+        )
+        if not resume:
+            self.writer.add_text("config", _markdown_table(config.to_dict()), 0)
+        self.decisions_per_update = config.num_tables * config.rollout_steps
+        self.num_updates = max(1, math.ceil(config.total_decisions / self.decisions_per_update))
+
+    # -- environments -----------------------------------------------------------------------
+    def _groups(self) -> list[Group]:
+        c = self.config
+        scores = ScoreDistribution(low=c.hand_scores_low, high=c.hand_scores_high)
+        common = dict(
+            rules=self.rules,
+            reward="hand_points",
+            hand_scores=scores,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
+        if c.mode == "bidding":
+            env = FourHundredBidVectorEnv(c.num_tables, seat=0, policy=c.play_policy, **common)
+            return [Group("bidding", env, 0, c.num_tables)]
+        n_self = round(c.num_tables * c.selfplay_share)
+        n_snap = round(c.num_tables * c.snapshot_share)
+        n_script = c.num_tables - n_self - n_snap
+        rng = np.random.default_rng(derive_seed(c.seed, self.update, 1))
+        snapshot = self.pool[rng.integers(len(self.pool))] if self.pool else None
+        groups = []
+        offset = 0
+        for kind, size, opponent in (
+            ("selfplay", n_self, None),
+            ("scripted", n_script, c.opponent),
+            ("snapshot", n_snap, f"neural:{snapshot}" if snapshot else c.opponent),
+        ):
+            if size == 0:
+                continue
+            if opponent is None:
+                env = FourHundredVectorEnv(size, episode="hand", **common)
+            else:
+                env = FourHundredVectorEnv(
+                    size, episode="hand", learner_seats=(0, 2), opponents=opponent, **common
+                )
+            groups.append(Group(kind, env, offset, size, opponent))
+            offset += size
+        return groups
+
+    # -- one rollout ------------------------------------------------------------------------
+    def collect(self) -> Rollout:
+        c = self.config
+        groups = self._groups()
+        b, t_steps = c.num_tables, c.rollout_steps
+        learner = np.zeros((b, 4), bool)
+        for i, g in enumerate(groups):
+            g.obs, info = g.env.reset(seed=derive_seed(c.seed, self.update, 2, i))
+            g.seat = info["seat"]
+            seats = g.env.config.learner_seats
+            learner[g.offset : g.offset + g.size, list(seats)] = True
+        gen = torch.Generator().manual_seed(derive_seed(c.seed, self.update, 3))
+        from fourhundred_env.observation import OBS_SIZE
+
+        r = Rollout(
+            obs=np.empty((t_steps, b, OBS_SIZE), np.float32),
+            mask=np.empty((t_steps, b, 66), bool),
+            action=np.empty((t_steps, b), np.int64),
+            logp=np.empty((t_steps, b), np.float32),
+            value=np.empty((t_steps, b), np.float32),
+            seat=np.empty((t_steps, b), np.int64),
+            seat_rewards=np.empty((t_steps, b, 4), np.float32),
+            done=np.empty((t_steps, b), bool),
+            thrown_in=np.empty((t_steps, b), bool),
+            learner=learner,
+        )
+        for t in range(t_steps):
+            for g in groups:
+                rows = slice(g.offset, g.offset + g.size)
+                r.obs[t, rows] = g.obs["observation"]
+                r.mask[t, rows] = g.obs["action_mask"]
+                r.seat[t, rows] = g.seat
+            with torch.no_grad():
+                logits, value = self.net(torch.from_numpy(r.obs[t]))
+                logp_all = torch.log_softmax(masked_logits(logits, torch.from_numpy(r.mask[t])), -1)
+                action = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
+            r.action[t] = action.numpy()
+            r.logp[t] = logp_all.gather(1, action[:, None]).squeeze(1).numpy()
+            r.value[t] = value.numpy()
+            for g in groups:
+                rows = slice(g.offset, g.offset + g.size)
+                g.obs, _, term, trunc, info = g.env.step(r.action[t, rows])
+                g.seat = info["seat"]
+                r.seat_rewards[t, rows] = info["seat_rewards"]
+                r.done[t, rows] = term | trunc
+                r.thrown_in[t, rows] = info.get("thrown_in", np.zeros(g.size, bool))
+        for g in groups:
+            g.env.close()
+        return r
+
+    # -- advantages ---------------------------------------------------------------------------
+    def advantages(self, r: Rollout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """GAE along each (table, seat) stream: (advantages, returns, valid) of shape (T, B)."""
+        c = self.config
+        t_steps, b = r.action.shape
+        rewards = r.seat_rewards * np.float32(c.reward_scale)
+        if c.reward == "team_points":
+            rewards = rewards + rewards[:, :, _PARTNER]
+        rows = np.arange(b)
+        next_value = np.zeros((b, 4), np.float32)
+        next_adv = np.zeros((b, 4), np.float32)
+        pending = np.zeros((b, 4), np.float32)
+        ended_later = np.zeros(b, bool)
+        adv = np.zeros((t_steps, b), np.float32)
+        valid = np.zeros((t_steps, b), bool)
+        for t in reversed(range(t_steps)):
+            d = r.done[t]
+            next_value[d] = 0.0
+            next_adv[d] = 0.0
+            pending[d] = 0.0
+            ended_later |= d
+            pending += rewards[t]
+            s = r.seat[t]
+            delta = pending[rows, s] + c.gamma * next_value[rows, s] - r.value[t]
+            adv[t] = delta + c.gamma * c.gae_lambda * next_adv[rows, s]
+            valid[t] = ended_later & r.learner[rows, s]
+            next_value[rows, s] = r.value[t]
+            next_adv[rows, s] = adv[t]
+            pending[rows, s] = 0.0
+        return adv, adv + r.value, valid
+
+    # -- learning -------------------------------------------------------------------------
+    def learn(self, r: Rollout) -> dict[str, float]:
+        c = self.config
+        adv, returns, valid = self.advantages(r)
+        idx = np.flatnonzero(valid.reshape(-1))
+        obs = torch.from_numpy(r.obs.reshape(-1, r.obs.shape[-1])[idx])
+        mask = torch.from_numpy(r.mask.reshape(-1, 66)[idx])
+        actions = torch.from_numpy(r.action.reshape(-1)[idx])
+        old_logp = torch.from_numpy(r.logp.reshape(-1)[idx])
+        old_values = r.value.reshape(-1)[idx]
+        advantages = torch.from_numpy(adv.reshape(-1)[idx])
+        rets = torch.from_numpy(returns.reshape(-1)[idx])
+        if c.anneal_lr:
+            frac = 1.0 - self.update / self.num_updates
+            self.optimizer.param_groups[0]["lr"] = c.learning_rate * max(frac, 0.0)
+        rng = np.random.default_rng(derive_seed(c.seed, self.update, 4))
+        n = idx.size
+        mb = max(1, n // c.num_minibatches)
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("policy", "value", "entropy", "kl", "clip")
+        }
+        for _ in range(c.update_epochs):
+            order = rng.permutation(n)
+            for start in range(0, n, mb):
+                j = torch.from_numpy(order[start : start + mb])
+                logits, value = self.net(obs[j])
+                logp_all = torch.log_softmax(masked_logits(logits, mask[j]), -1)
+                logp = logp_all.gather(1, actions[j, None]).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(probs * logp_all.clamp_min(-1e4)).sum(-1).mean()
+                log_ratio = logp - old_logp[j]
+                ratio = log_ratio.exp()
+                a = advantages[j]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg = torch.max(
+                    -a * ratio, -a * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)
+                ).mean()
+                v_loss = 0.5 * ((value - rets[j]) ** 2).mean()
+                loss = pg - c.ent_coef * entropy + c.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["clip"].append(float(((ratio - 1).abs() > c.clip_coef).float().mean()))
+                stats["policy"].append(float(pg.detach()))
+                stats["value"].append(float(v_loss.detach()))
+                stats["entropy"].append(float(entropy.detach()))
+            if c.target_kl is not None and np.mean(stats["kl"][-(n // mb) :]) > c.target_kl:
+                break
+        var = float(np.var(returns.reshape(-1)[idx]))
+        explained = (
+            float("nan")
+            if var == 0
+            else 1 - float(np.var(returns.reshape(-1)[idx] - old_values)) / var
+        )
+        return {
+            "losses/policy_loss": float(np.mean(stats["policy"])),
+            "losses/value_loss": float(np.mean(stats["value"])),
+            "losses/entropy": float(np.mean(stats["entropy"])),
+            "losses/approx_kl": float(np.mean(stats["kl"])),
+            "losses/clipfrac": float(np.mean(stats["clip"])),
+            "losses/explained_variance": explained,
+            "charts/learning_rate": float(self.optimizer.param_groups[0]["lr"]),
+            "charts/samples": float(n),
+        }
+
+    # -- rollout statistics -----------------------------------------------------------------
+    @staticmethod
+    def rollout_stats(r: Rollout) -> dict[str, float]:
+        """Points per hand, bid success and thrown-in rate of the learner's seats."""
+        ended = r.done
+        hands = int(ended.sum())
+        if hands == 0:
+            return {}
+        thrown = r.thrown_in[ended]
+        points = r.seat_rewards[ended]  # (hands, 4)
+        learner = np.broadcast_to(r.learner, (*r.done.shape, 4))[ended]
+        played = ~thrown
+        pts = points[played][learner[played]]
+        return {
+            "charts/points_per_hand": float(points[learner].mean()),
+            "charts/bid_success_rate": float((pts > 0).mean()) if pts.size else float("nan"),
+            "charts/thrown_in_rate": float(thrown.mean()),
+            "charts/hands": float(hands),
+        }
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def save(self) -> Path:
+        """Write the policy (policy.pt) and the whole training state (latest.pt), atomically."""
+        policy_path = self.run_dir / "policy.pt"
+        save_policy(policy_path, self.net, self.rules, {"update": self.update, "mode": self.config.mode,
+                                                        "play_policy": self.config.play_policy})  # fmt: skip
+        policy = read_checkpoint(policy_path)
+        atomic_save(
+            {
+                "format": "fourhundred-train-v1",
+                "policy": policy,
+                "optimizer": self.optimizer.state_dict(),
+                "update": self.update,
+                "decisions": self.decisions,
+                "pool": list(self.pool),
+                "config": self.config.to_dict(),
+            },
+            self.ckpt_dir / "latest.pt",
+        )
+        return policy_path
+
+    def snapshot(self) -> None:
+        path = self.ckpt_dir / f"policy_{self.update:05d}.pt"
+        save_policy(path, self.net, self.rules, {"update": self.update})
+        self.pool = [*self.pool, str(path)][-self.config.pool_size :]
+
+    def _load(self, path: Path) -> None:
+        data = read_checkpoint(path)
+        if data.get("format") != "fourhundred-train-v1":
+            raise CheckpointError(f"{str(path)!r} is a policy, not a training checkpoint to resume")
+        self.net.load_state_dict(data["policy"]["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.update = int(data["update"])
+        self.decisions = int(data["decisions"])
+        self.pool = list(data["pool"])
+
+    # -- the loop ---------------------------------------------------------------------------
+    def log(self, values: dict[str, float]) -> None:
+        for k, v in values.items():
+            if not (isinstance(v, float) and math.isnan(v)):
+                self.writer.add_scalar(k, v, self.update)
+        self.writer.flush()
+
+    def train(
+        self, evaluate=None, progress: bool = True, stop_at: int | None = None
+    ) -> list[dict[str, float]]:
+        """Run the remaining updates; `evaluate(policy_path, update)` -> dict of metrics.
+
+        `stop_at` ends early after that update (as a crash would, but after its checkpoint).
+        """
+        from tqdm import tqdm
+
+        c = self.config
+        bar = tqdm(total=self.num_updates, initial=self.update, unit="update", disable=not progress,
+                   desc=f"{c.name} ({c.mode})")  # fmt: skip
+        while self.update < self.num_updates:
+            start = time.perf_counter()
+            rollout = self.collect()
+            collect_s = time.perf_counter() - start
+            metrics = self.learn(rollout)
+            elapsed = time.perf_counter() - start
+            self.update += 1
+            self.decisions += self.decisions_per_update
+            metrics.update(self.rollout_stats(rollout))
+            metrics["charts/decisions_per_s"] = self.decisions_per_update / elapsed
+            metrics["charts/rollout_decisions_per_s"] = self.decisions_per_update / collect_s
+            metrics["charts/decisions"] = float(self.decisions)
+            if c.mode == "selfplay" and self.update % c.snapshot_every == 0:
+                self.snapshot()
+            last = self.update == self.num_updates
+            due = (
+                evaluate is not None and c.eval_every and (self.update % c.eval_every == 0 or last)
+            )
+            if self.update % c.checkpoint_every == 0 or last or due:
+                policy_path = self.save()
+                if due:
+                    metrics.update(evaluate(policy_path, self.update))
+            self.log(metrics)
+            self.history.append({"update": float(self.update), **metrics})
+            bar.set_postfix(
+                pts=f"{metrics.get('charts/points_per_hand', float('nan')):.2f}",
+                made=f"{metrics.get('charts/bid_success_rate', float('nan')):.2f}",
+                dps=f"{metrics['charts/decisions_per_s']:.0f}",
+            )
+            bar.update(1)
+            if stop_at is not None and self.update >= stop_at:
+                break
+        bar.close()
+        self.writer.close()
+        return self.history
+
+
+def _markdown_table(values: dict[str, Any]) -> str:
+    return "| key | value |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in values.items())
