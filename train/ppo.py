@@ -241,13 +241,15 @@ class Trainer:
             self.optimizer.param_groups[0]["lr"] = c.learning_rate * max(frac, 0.0)
         rng = np.random.default_rng(derive_seed(c.seed, self.update, 4))
         n = idx.size
-        mb = max(1, n // c.num_minibatches)
+        if n < 2 * c.num_minibatches:  # no finished hands to learn from (a tiny rollout)
+            return {"charts/samples": float(n)}
+        mb = max(2, n // c.num_minibatches)  # every minibatch full-size: no 1-sample std
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy", "value", "entropy", "kl", "clip")
         }
         for _ in range(c.update_epochs):
             order = rng.permutation(n)
-            for start in range(0, n, mb):
+            for start in range(0, n - mb + 1, mb):  # the remainder (< mb samples) is skipped
                 j = torch.from_numpy(order[start : start + mb])
                 logits, value = self.net(obs[j])
                 logp_all = torch.log_softmax(masked_logits(logits, mask[j]), -1)
