@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
+# A tournament of the bundled bots (duplicate, 2 processes, well under a minute) ending with
+# the leaderboard; results in runs/tournament/ (a rerun starts afresh: --overwrite).
 run: $(STAMP)
-	$(VENV)/bin/fourhundred match --seed 0
+	$(VENV)/bin/fourhundred tournament --config configs/tournament_default.yaml --overwrite
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -1,0 +1,149 @@
+"""Subcommands `fourhundred tournament` and `fourhundred play` (registered on import)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from fourhundred_env.cli import subcommand
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+
+DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
+
+
+def _add_tournament(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="YAML tournament config (see configs/); flags override it")
+    p.add_argument(
+        "--agents", nargs="+", metavar="SPEC",
+        help=f"agent specs, e.g. heuristic random:any neural:PATH (default {' '.join(DEFAULT_AGENTS)})",
+    )  # fmt: skip
+    p.add_argument("--matches", type=int, help="duplicate matches per pairing (each played twice)")
+    p.add_argument("--seed", type=int, help="seed of the deals and the agents")
+    p.add_argument("--rules", help="rules preset: wiki or pagat")
+    p.add_argument("--max-hands", type=int, help="stop a match after this many hands (a draw)")
+    p.add_argument("--workers", type=int, help="processes (default 2; 1: in this process)")
+    p.add_argument("--table-batch", type=int, help="tables per job played in lockstep")
+    p.add_argument("--chunk-matches", type=int, help="duplicate matches per job")
+    p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=None,
+                   help="also play each agent against a copy of itself")  # fmt: skip
+    p.add_argument("--move-time-limit", type=float, dest="move_time_limit_s",
+                   help="soft per-move limit, seconds (slow moves are recorded)")  # fmt: skip
+    p.add_argument("--move-hard-limit", type=float, dest="move_hard_limit_s",
+                   help="hard per-move limit, seconds (the contract is forfeited)")  # fmt: skip
+    p.add_argument("--db", help="SQLite results file (default <out>/results.sqlite)")
+    p.add_argument("--out", dest="out_dir", help="directory of the report and database")
+    p.add_argument("--tensorboard", help="also log the report to TensorBoard in this directory")
+    p.add_argument("--bootstrap", type=int, help="bootstrap resamples of the Elo intervals")
+    p.add_argument("--elo-anchor", help="agent whose Elo is pinned at 1500")
+    p.add_argument("--agent-module", action="append", dest="agent_modules", metavar="MODULE",
+                   help="import MODULE first (it registers more agents); repeatable")  # fmt: skip
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override any config key (value in YAML syntax); repeatable")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--overwrite", action="store_true",
+                   help="discard an existing results database first (default: resume it)")  # fmt: skip
+    p.add_argument("--report-only", action="store_true",
+                   help="play nothing; report what the database holds")  # fmt: skip
+    p.add_argument("--list-agents", action="store_true", help="list the registered agents and exit")
+
+
+_OVERRIDE_KEYS = (
+    "agents", "matches", "seed", "rules", "max_hands", "workers", "table_batch", "chunk_matches",
+    "mirror", "move_time_limit_s", "move_hard_limit_s", "db", "out_dir", "tensorboard",
+    "bootstrap", "elo_anchor", "agent_modules",
+)  # fmt: skip
+
+
+def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Config overrides from the command line (None: not given)."""
+    import yaml
+
+    out: dict[str, Any] = {key: getattr(args, key) for key in _OVERRIDE_KEYS}
+    if args.no_progress:
+        out["progress"] = False
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise FourHundredError(f"--set {item!r}: expected KEY=VALUE")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+@subcommand(
+    "tournament",
+    "play a duplicate tournament between agents; print and save the leaderboard",
+)(_add_tournament)
+def _tournament(args: argparse.Namespace) -> int:
+    from agents.db import ResultsDB
+    from agents.registry import available_agents
+    from agents.report import build_report, format_report, log_tensorboard, write_report
+    from agents.tournament import load_config, run_tournament
+
+    if args.list_agents:
+        for name, desc in available_agents().items():
+            print(f"{name:<14} {desc}")
+        return 0
+    overrides = tournament_overrides(args)
+    if args.config is None and overrides.get("agents") is None:
+        overrides["agents"] = list(DEFAULT_AGENTS)
+    cfg = load_config(args.config, overrides)
+    if args.report_only:
+        if not cfg.db_path.exists():
+            raise FourHundredError(f"--report-only: no results database at {str(cfg.db_path)!r}")
+    else:
+        try:
+            summary = run_tournament(cfg, overwrite=args.overwrite)
+        except KeyboardInterrupt:
+            print(
+                f"\ninterrupted: finished games are saved in {cfg.db_path}; "
+                "rerun the same command to resume",
+                file=sys.stderr,
+            )
+            return 130
+        print(
+            f"{summary.games_played} games played in {summary.seconds:.1f} s "
+            f"({summary.games_resumed} already in {summary.db_path}"
+            + (
+                f"; dropped {summary.hands_dropped} hands of unfinished games"
+                if summary.hands_dropped
+                else ""
+            )
+            + ")"
+        )
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        report = build_report(db, cfg)
+    print(format_report(report))
+    paths = write_report(report, cfg.out_dir)
+    print("report: " + ", ".join(str(p) for p in paths.values()))
+    if cfg.tensorboard:
+        log_tensorboard(report, cfg.tensorboard)
+        print(f"TensorBoard: {cfg.tensorboard}")
+    return 0
+
+
+def _add_play(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seat", type=int, default=0, help="your seat 0-3 (default 0; team = seat % 2)")
+    p.add_argument(
+        "--bots", nargs="+", default=["heuristic"], metavar="SPEC",
+        help="one agent for all three bots, or three (for the other seats in order); default heuristic",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
+    p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
+    p.add_argument(
+        "--max-hands", type=int, default=200, help="stop the match after this many hands"
+    )
+
+
+@subcommand("play", "play a match in the terminal against three bots")(_add_play)
+def _play(args: argparse.Namespace) -> int:
+    import secrets
+
+    from agents.human import play_match
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    rules = Rules.preset(args.rules)
+    print(f"(seed {seed}: replay this match with --seed {seed})")
+    play_match(args.seat, args.bots, rules, seed, args.max_hands)
+    return 0

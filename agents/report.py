@@ -1,0 +1,478 @@
+"""The tournament report: leaderboard, pairwise matrix, Bradley-Terry Elo, conduct; text, JSON, CSV.
+
+:func:`build_report` reads a results database (:mod:`agents.db`) and returns a plain dict
+(the JSON written by :func:`write_report`). Definitions:
+
+- *win rate*: (wins + 0.5 unfinished) / games over the agent's games against other agents
+  (mirror games excluded), with a Wilson 95% interval.
+- *points per hand*: mean score change of the agent's seats over the hands that were played.
+- *bid success*: contracts made (tricks >= bid, not forfeited) / contracts played.
+- *thrown in caused*: hands thrown in because the agent asked for a redeal, or because it was
+  the dealer (who bids last and can make the total) and the total fell short; per 100 hands.
+- *ms per move*: agent time per decision (a batched call's time split over its tables).
+- *Elo*: Bradley-Terry fit of all game results (unfinished = draw) on the Elo scale, with
+  percentile intervals from bootstrap resamples of duplicate matches within each pairing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.db import ResultsDB
+from agents.ratings import (
+    ELO_PER_NAT,
+    bootstrap_bradley_terry,
+    elo_from_theta,
+    fit_bradley_terry,
+    wilson_interval,
+)
+from agents.tournament import TournamentConfig
+
+FORFEIT_KINDS = ("timeout", "error", "illegal")
+
+
+def _rate(score: float, n: int) -> dict[str, float | int]:
+    lo, hi = wilson_interval(score, n)
+    return {
+        "games": n,
+        "score": score,
+        "rate": score / n if n else float("nan"),
+        "low": lo,
+        "high": hi,
+    }
+
+
+def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) -> dict[str, Any]:
+    """Everything the tournament measured so far, as a JSON-ready dict (see the module docstring)."""
+    labels = sorted(cfg.agents)
+    index = {a: i for i, a in enumerate(labels)}
+    pairs = set(cfg.pairings())
+    matches = [
+        r
+        for r in db.query(
+            "SELECT pair_a, pair_b, match_id, orientation, finished, winner_team, first_dealer "
+            "FROM matches WHERE match_id < ?",
+            (cfg.matches,),
+        )
+        if (r[0], r[1]) in pairs
+    ]
+    # -- game results ---------------------------------------------------------------------
+    per_agent = {a: {"games": 0, "wins": 0, "losses": 0, "unfinished": 0} for a in labels}
+    pair_games: dict[tuple[str, str], list[tuple[int, float]]] = defaultdict(list)
+    mirror_games: dict[str, list[float]] = defaultdict(list)
+    team0_score = first_dealer_score = 0.0
+    num_non_mirror = 0
+    unfinished = 0
+    for a, b, m, o, finished, wteam, first_dealer in matches:
+        side_a_team = o  # pair_a holds team 0 at orientation 0, team 1 at orientation 1
+        if not finished:
+            unfinished += 1
+            score_a = 0.5
+        else:
+            score_a = 1.0 if wteam == side_a_team else 0.0
+        if a == b:
+            mirror_games[a].append(score_a)
+            continue
+        num_non_mirror += 1
+        pair_games[(a, b)].append((m, score_a))
+        team0_score += 0.5 if not finished else float(wteam == 0)
+        first_dealer_score += 0.5 if not finished else float(wteam == first_dealer % 2)
+        for label, s in ((a, score_a), (b, 1.0 - score_a)):
+            st = per_agent[label]
+            st["games"] += 1
+            st["wins"] += s == 1.0
+            st["losses"] += s == 0.0
+            st["unfinished"] += s == 0.5
+
+    # -- hands ----------------------------------------------------------------------------
+    hand_stats = _hand_stats(db, cfg, labels, pairs)
+    conduct = _conduct(db, cfg, pairs)
+
+    # -- pairwise ------------------------------------------------------------------------
+    pairwise = []
+    matrix = {a: {b: None for b in labels} for a in labels}
+    for (a, b), games in sorted(pair_games.items()):
+        n = len(games)
+        s = sum(x for _, x in games)
+        by_match: dict[int, list[float]] = defaultdict(list)
+        for m, x in games:
+            by_match[m].append(x)
+        whole = [sum(v) for v in by_match.values() if len(v) == 2]
+        entry = {
+            "agent": a, "opponent": b, **_rate(s, n),
+            "duplicate_matches": len(whole),
+            "sweeps": sum(v == 2.0 for v in whole),
+            "splits": sum(0.0 < v < 2.0 for v in whole),
+            "swept": sum(v == 0.0 for v in whole),
+        }  # fmt: skip
+        pairwise.append(entry)
+        matrix[a][b] = entry["rate"]
+        matrix[b][a] = 1.0 - entry["rate"]
+    mirror = []
+    for a, scores in sorted(mirror_games.items()):
+        entry = {"agent": a, **_rate(sum(scores), len(scores))}
+        entry["consistent_with_half"] = bool(entry["low"] <= 0.5 <= entry["high"])
+        mirror.append(entry)
+        matrix[a][a] = entry["rate"]
+
+    # -- ratings -------------------------------------------------------------------------
+    elo = _ratings(cfg, labels, index, pair_games, seed)
+
+    # -- leaderboard ---------------------------------------------------------------------
+    board = []
+    for a in labels:
+        st = per_agent[a]
+        score = st["wins"] + 0.5 * st["unfinished"]
+        hs = hand_stats[a]
+        board.append(
+            {
+                "agent": a,
+                "elo": elo["elo"][a],
+                "elo_low": elo["low"][a],
+                "elo_high": elo["high"][a],
+                "win_rate": score / st["games"] if st["games"] else float("nan"),
+                "win_low": wilson_interval(score, st["games"])[0],
+                "win_high": wilson_interval(score, st["games"])[1],
+                **st,
+                **hs,
+                "forfeits": conduct["forfeits_by_agent"].get(a, 0),
+                "slow_moves": conduct["slow_by_agent"].get(a, 0),
+            }
+        )
+    board.sort(key=lambda r: (-r["elo"] if r["elo"] == r["elo"] else 0, r["agent"]))
+    for rank, row in enumerate(board, 1):
+        row["rank"] = rank
+    return {
+        "config": {
+            "agents": list(cfg.agents),
+            "matches": cfg.matches,
+            "rules": cfg.effective_rules.to_dict(),
+            "rules_name": cfg.effective_rules.name,
+            "seed": cfg.seed,
+            "max_hands": cfg.max_hands,
+            "mirror": cfg.mirror if isinstance(cfg.mirror, bool) else list(cfg.mirror),
+            "bootstrap": cfg.bootstrap,
+            "bt_prior": cfg.bt_prior,
+            "elo_anchor": cfg.elo_anchor,
+        },
+        "games": len(matches),
+        "games_expected": len(pairs) * cfg.matches * 2,
+        "unfinished": unfinished,
+        "leaderboard": board,
+        "pairwise": pairwise,
+        "matrix": matrix,
+        "mirror": mirror,
+        "seat_balance": {
+            "team0": _rate(team0_score, num_non_mirror),
+            "first_dealer_team": _rate(first_dealer_score, num_non_mirror),
+        },
+        "conduct": conduct,
+        "elo_method": (
+            f"Bradley-Terry MLE with {cfg.bt_prior} virtual draw(s) per pairing, "
+            f"{ELO_PER_NAT:.1f} Elo per nat; {cfg.bootstrap} bootstrap resamples of duplicate "
+            "matches within pairings (2.5/97.5 percentiles)"
+        ),
+    }
+
+
+def _ratings(
+    cfg: TournamentConfig,
+    labels: list[str],
+    index: dict[str, int],
+    pair_games: dict[tuple[str, str], list[tuple[int, float]]],
+    seed: int | None,
+) -> dict[str, dict[str, float]]:
+    n = len(labels)
+    wins = np.zeros((n, n))
+    games = np.zeros((n, n))
+    groups = []
+    for (a, b), results in pair_games.items():
+        i, j = index[a], index[b]
+        s = sum(x for _, x in results)
+        wins[i, j] += s
+        wins[j, i] += len(results) - s
+        games[i, j] += len(results)
+        games[j, i] += len(results)
+        by_match: dict[int, list[float]] = defaultdict(list)
+        for m, x in results:
+            by_match[m].append(x)
+        groups.append(
+            (
+                i,
+                j,
+                np.array([sum(v) for v in by_match.values()]),
+                np.array([len(v) for v in by_match.values()], np.float64),
+            )
+        )
+    anchor = index[cfg.elo_anchor] if cfg.elo_anchor is not None else None
+    played = games.sum(axis=1) > 0
+    theta = fit_bradley_terry(wins, games, prior=cfg.bt_prior)
+    elo = elo_from_theta(theta, anchor)
+    low = np.full(n, np.nan)
+    high = np.full(n, np.nan)
+    if cfg.bootstrap > 0 and groups:
+        rng = np.random.default_rng([cfg.seed if seed is None else seed, 0xE10])
+        boot = bootstrap_bradley_terry(groups, n, cfg.bootstrap, rng, prior=cfg.bt_prior)
+        boot_elo = elo_from_theta(boot, anchor)
+        low = np.percentile(boot_elo, 2.5, axis=0)
+        high = np.percentile(boot_elo, 97.5, axis=0)
+    nan = float("nan")
+    return {
+        "elo": {a: float(elo[i]) if played[i] else nan for a, i in index.items()},
+        "low": {a: float(low[i]) if played[i] else nan for a, i in index.items()},
+        "high": {a: float(high[i]) if played[i] else nan for a, i in index.items()},
+    }
+
+
+_HAND_SQL = (
+    "SELECT h.pair_a, h.pair_b, h.team0, h.team1, h.dealer, h.thrown_in, h.redeal_seat, "
+    + ", ".join(
+        f"h.{c}{s}"
+        for c in ("bid", "tricks", "points", "forfeit", "decisions", "seconds")
+        for s in range(4)
+    )
+    + " FROM hands h JOIN matches m ON m.pair_a = h.pair_a AND m.pair_b = h.pair_b "
+    "AND m.match_id = h.match_id AND m.orientation = h.orientation WHERE h.match_id < ?"
+)
+
+
+def _hand_stats(
+    db: ResultsDB, cfg: TournamentConfig, labels: list[str], pairs: set[tuple[str, str]]
+) -> dict[str, dict[str, float | int]]:
+    rows = [
+        r for r in db.query(_HAND_SQL, (cfg.matches,)) if (r[0], r[1]) in pairs and r[0] != r[1]
+    ]
+    out: dict[str, dict[str, float | int]] = {}
+    if not rows:
+        for a in labels:
+            out[a] = {"hands": 0, "contracts": 0, "points_per_hand": float("nan"),
+                      "bid_success": float("nan"), "mean_bid": float("nan"),
+                      "thrown_in_caused": 0, "thrown_in_per_100": float("nan"),
+                      "decisions": 0, "ms_per_move": float("nan")}  # fmt: skip
+        return out
+    team0 = np.array([r[2] for r in rows], dtype=object)
+    team1 = np.array([r[3] for r in rows], dtype=object)
+    dealer = np.array([r[4] for r in rows], np.int64)
+    thrown = np.array([r[5] for r in rows], bool)
+    redeal = np.array([r[6] for r in rows], np.int64)
+    num = np.array([r[7:] for r in rows], np.float64)  # (N, 24)
+    bid, tricks, points, forfeit, decs, secs = (num[:, 4 * k : 4 * k + 4] for k in range(6))
+    played = ~thrown
+    made = (tricks >= bid) & (forfeit == 0)
+    blame = np.where(redeal >= 0, redeal, dealer)  # seat that threw the hand in
+    for a in labels:
+        seat_mask = np.stack([team0 == a, team1 == a, team0 == a, team1 == a], axis=1).astype(bool)
+        in_game = seat_mask.any(axis=1)
+        contracts = seat_mask & played[:, None]
+        n_contracts = int(contracts.sum())
+        caused = thrown & seat_mask[np.arange(len(rows)), blame]
+        n_hands = int(in_game.sum())
+        d = decs[seat_mask].sum()
+        out[a] = {
+            "hands": n_hands,
+            "contracts": n_contracts,
+            "points_per_hand": float(points[contracts].mean()) if n_contracts else float("nan"),
+            "bid_success": float(made[contracts].mean()) if n_contracts else float("nan"),
+            "mean_bid": float(bid[contracts].mean()) if n_contracts else float("nan"),
+            "thrown_in_caused": int(caused.sum()),
+            "thrown_in_per_100": 100.0 * caused.sum() / n_hands if n_hands else float("nan"),
+            "decisions": int(d),
+            "ms_per_move": 1000.0 * float(secs[seat_mask].sum()) / d if d else float("nan"),
+        }
+    return out
+
+
+def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) -> dict[str, Any]:
+    rows = [
+        r
+        for r in db.query(
+            "SELECT pair_a, pair_b, match_id, orientation, hand_index, seat, agent, kind, detail, "
+            "seconds FROM events WHERE match_id < ? ORDER BY id",
+            (cfg.matches,),
+        )
+        if (r[0], r[1]) in pairs
+    ]
+    forfeits: dict[str, int] = defaultdict(int)
+    slow: dict[str, int] = defaultdict(int)
+    by_kind: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    examples = []
+    for a, b, m, o, h, seat, agent, kind, detail, secs in rows:
+        by_kind[agent][kind] += 1
+        if kind in FORFEIT_KINDS:
+            forfeits[agent] += 1
+        else:
+            slow[agent] += 1
+        if len(examples) < 10 and kind in FORFEIT_KINDS:
+            examples.append(
+                {"pairing": [a, b], "match_id": m, "orientation": o, "hand_index": h,
+                 "seat": seat, "agent": agent, "kind": kind, "detail": detail, "seconds": secs}
+            )  # fmt: skip
+    return {
+        "forfeits_by_agent": dict(forfeits),
+        "slow_by_agent": dict(slow),
+        "events_by_agent": {a: dict(k) for a, k in by_kind.items()},
+        "examples": examples,
+    }
+
+
+# -- output ------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return "   -" if x != x else f"{100 * x:5.1f}"
+
+
+def _num(x: float, fmt: str) -> str:
+    return "-" if x != x else format(x, fmt)
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as text: leaderboard, pairwise matrix, mirror and seat checks, conduct."""
+    c = report["config"]
+    lines = [
+        f"Tournament: {len(c['agents'])} agents, {c['matches']} duplicate matches per pairing "
+        f"({report['games']} of {report['games_expected']} games played), rules {c['rules_name']}, "
+        f"seed {c['seed']}",
+        "",
+    ]
+    head = (
+        f"{'#':>2} {'agent':<16} {'Elo':>6} {'95% CI':>13}  {'win%':>5} {'Wilson 95%':>13} "
+        f"{'games':>6} {'pts/hand':>8} {'bid ok%':>7} {'bid':>4} {'thrown/100':>10} "
+        f"{'ms/move':>7} {'forfeits':>8}"
+    )
+    lines += [head, "-" * len(head)]
+    for r in report["leaderboard"]:
+        ci = f"[{_num(r['elo_low'], '.0f')}, {_num(r['elo_high'], '.0f')}]"
+        wil = f"[{_pct(r['win_low']).strip()}, {_pct(r['win_high']).strip()}]"
+        lines.append(
+            f"{r['rank']:>2} {r['agent'][:16]:<16} {_num(r['elo'], '6.0f'):>6} {ci:>13}  "
+            f"{_pct(r['win_rate'])} {wil:>13} {r['games']:>6} "
+            f"{_num(r['points_per_hand'], '+8.2f'):>8} {_pct(r['bid_success']):>7} "
+            f"{_num(r['mean_bid'], '4.2f'):>4} {_num(r['thrown_in_per_100'], '10.1f'):>10} "
+            f"{_num(r['ms_per_move'], '7.3f'):>7} {r['forfeits']:>8}"
+        )
+    order = [r["agent"] for r in report["leaderboard"]]
+    if order:
+        lines += ["", "Pairwise win rate, row against column (%):"]
+        width = max(8, *(min(len(a), 12) + 1 for a in order))
+        lines.append(f"{'':<16}" + "".join(f"{a[:12]:>{width}}" for a in order))
+        for a in order:
+            vals = [report["matrix"][a][b] for b in order]
+            cells = "".join(
+                f"{'-' if v is None else format(100 * v, '.1f'):>{width}}" for v in vals
+            )
+            lines.append(f"{a[:16]:<16}{cells}")
+    if report["pairwise"]:
+        lines += [
+            "",
+            "Duplicate matches (same deals, partnerships swapped): sweeps / splits / swept",
+        ]
+        for p in report["pairwise"]:
+            lines.append(
+                f"  {p['agent']} v {p['opponent']}: {100 * p['rate']:.1f}% "
+                f"[{100 * p['low']:.1f}, {100 * p['high']:.1f}] of {p['games']} games; "
+                f"{p['sweeps']} / {p['splits']} / {p['swept']} of {p['duplicate_matches']}"
+            )
+    for m in report["mirror"]:
+        ok = "consistent with 50%" if m["consistent_with_half"] else "NOT consistent with 50%"
+        lines.append(
+            f"Mirror {m['agent']} v {m['agent']}: first side {100 * m['rate']:.1f}% "
+            f"[{100 * m['low']:.1f}, {100 * m['high']:.1f}] of {m['games']} games ({ok})"
+        )
+    sb = report["seat_balance"]
+    if sb["team0"]["games"]:
+        lines.append(
+            f"Seat balance: team 0 (seats 0+2) won {100 * sb['team0']['rate']:.1f}% "
+            f"[{100 * sb['team0']['low']:.1f}, {100 * sb['team0']['high']:.1f}]; the first "
+            f"dealer's team {100 * sb['first_dealer_team']['rate']:.1f}% "
+            f"[{100 * sb['first_dealer_team']['low']:.1f}, {100 * sb['first_dealer_team']['high']:.1f}]"
+        )
+    lines.append(
+        f"Unfinished matches (stopped at {c['max_hands']} hands, counted as draws): "
+        f"{report['unfinished']}"
+    )
+    cond = report["conduct"]
+    if cond["events_by_agent"]:
+        lines.append("Conduct events (forfeits: contract scored as missed, fallback move played):")
+        for agent, kinds in sorted(cond["events_by_agent"].items()):
+            lines.append(f"  {agent}: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+        for e in cond["examples"][:3]:
+            lines.append(
+                f"  e.g. {e['agent']} seat {e['seat']}, match {e['match_id']}/{e['orientation']} "
+                f"hand {e['hand_index']}: {e['kind']}: {e['detail'][:160]}"
+            )
+    else:
+        lines.append("Conduct: no forfeits, no slow moves.")
+    lines.append(f"Elo: {report['elo_method']}.")
+    return "\n".join(lines)
+
+
+def write_report(report: dict[str, Any], out_dir: str | Path) -> dict[str, Path]:
+    """Write report.json, leaderboard.csv and pairwise.csv into `out_dir`; returns the paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": out / "report.json",
+        "leaderboard": out / "leaderboard.csv",
+        "pairwise": out / "pairwise.csv",
+    }
+    paths["json"].write_text(
+        json.dumps(report, indent=2, sort_keys=False, default=_json_default) + "\n"
+    )
+    board = report["leaderboard"]
+    cols = ["rank", "agent", "elo", "elo_low", "elo_high", "win_rate", "win_low", "win_high",
+            "games", "wins", "losses", "unfinished", "hands", "contracts", "points_per_hand",
+            "bid_success", "mean_bid", "thrown_in_caused", "thrown_in_per_100", "decisions",
+            "ms_per_move", "forfeits", "slow_moves"]  # fmt: skip
+    with paths["leaderboard"].open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(board)
+    with paths["pairwise"].open("w", newline="") as f:
+        cols = ["agent", "opponent", "games", "score", "rate", "low", "high",
+                "duplicate_matches", "sweeps", "splits", "swept"]  # fmt: skip
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(report["pairwise"])
+    return paths
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def log_tensorboard(report: dict[str, Any], log_dir: str | Path, step: int | None = None) -> None:
+    """Write the leaderboard as TensorBoard scalars (``tournament/<metric>/<agent>``) and text.
+
+    Imports torch.utils.tensorboard (or tensorboardX) only when called.
+    """
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        try:
+            from tensorboardX import SummaryWriter
+        except ImportError:
+            from fourhundred_env.errors import FourHundredError
+
+            raise FourHundredError(
+                "TensorBoard logging needs torch (pip install 'fourhundred[train]') or tensorboardX"
+            ) from None
+    step = report["games"] if step is None else step
+    writer = SummaryWriter(log_dir=str(log_dir))
+    try:
+        for r in report["leaderboard"]:
+            a = r["agent"]
+            for key in ("elo", "win_rate", "points_per_hand", "bid_success", "thrown_in_per_100",
+                        "ms_per_move", "forfeits"):  # fmt: skip
+                v = r[key]
+                if v == v:  # not NaN
+                    writer.add_scalar(f"tournament/{key}/{a}", float(v), step)
+        writer.add_text("tournament/report", "```\n" + format_report(report) + "\n```", step)
+    finally:
+        writer.close()

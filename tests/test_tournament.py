@@ -1,0 +1,454 @@
+"""The tournament runner: duplicate deals, determinism, resuming, refusing other databases,
+forfeits under the conduct rules, configs, the report and the command line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from agents import register_agent
+from agents.base import Agent, RandomAgent
+from agents.db import DatabaseMismatchError, ResultsDB
+from agents.report import build_report, format_report, write_report
+from agents.tournament import (
+    LockstepRunner,
+    Records,
+    TournamentConfig,
+    TournamentConfigError,
+    load_config,
+    plan_jobs,
+    run_tournament,
+)
+from fourhundred_env.cli import main as cli_main
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView
+
+
+# -- misbehaving agents -------------------------------------------------------------------------
+class IllegalAgent(Agent):
+    """Always plays action 0 (the 2 of clubs): illegal in every bidding turn."""
+
+    def act(self, view: SeatView) -> np.ndarray:
+        return np.zeros(view.size, np.int64)
+
+
+class RaisingAgent(Agent):
+    def act(self, view: SeatView) -> np.ndarray:
+        raise RuntimeError("boom")
+
+
+class WrongShapeAgent(Agent):
+    def act(self, view: SeatView) -> np.ndarray:
+        return np.zeros((view.size, 2), np.int64)
+
+
+class SleepyAgent(RandomAgent):
+    """Sleeps `seconds` on its first call only, then plays like `random`."""
+
+    seconds = 0.5
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        super().__init__(rules, seed)
+        self.calls = 0
+
+    def act(self, view: SeatView) -> np.ndarray:
+        self.calls += 1
+        if self.calls == 1:
+            time.sleep(self.seconds)
+        return super().act(view)
+
+
+class SpyAgent(RandomAgent):
+    """Random play that logs (seat, hand) at each of its bids into a shared list."""
+
+    log: ClassVar[list[tuple[int, int]]] = []
+
+    def act(self, view: SeatView) -> np.ndarray:
+        for i in np.flatnonzero(view.phase == 0):
+            SpyAgent.log.append((int(view.seat[i]), int(view.hand_set[i])))
+        return super().act(view)
+
+
+for _name, _cls in (("test-illegal", IllegalAgent), ("test-raising", RaisingAgent),
+                    ("test-shape", WrongShapeAgent)):  # fmt: skip
+    register_agent(_name, lambda r, s, a, c=_cls: c(r, s), "test agent")
+
+
+def _cfg(tmp_path: Path, **kw) -> TournamentConfig:
+    values = dict(agents=["heuristic", "minbid"], matches=6, seed=3, workers=1, out_dir=str(tmp_path),
+                  progress=False, bootstrap=50, chunk_matches=3, table_batch=4)  # fmt: skip
+    values.update(kw)
+    return load_config(None, values)
+
+
+def _rows(db: Path, table: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        cols = {"matches": "pair_a, pair_b, match_id, orientation", "hands": "pair_a, pair_b, "
+                "match_id, orientation, hand_index"}[table]  # fmt: skip
+        rows = con.execute(f"SELECT * FROM {table} ORDER BY {cols}").fetchall()
+    finally:
+        con.close()
+    # drop timing columns: they are the only thing allowed to differ between runs
+    con_cols = [d for d in _columns(db, table)]
+    keep = [i for i, c in enumerate(con_cols) if "seconds" not in c]
+    return [tuple(r[i] for i in keep) for r in rows]
+
+
+def _columns(db: Path, table: str) -> list[str]:
+    con = sqlite3.connect(db)
+    try:
+        return [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
+    finally:
+        con.close()
+
+
+def _runner(agents: list[list[Agent]], rules: Rules, max_hands: int = 3, batch: int = 4):
+    out = Records()
+
+    def sink(rec: Records) -> None:
+        out.hands.extend(rec.hands)
+        out.matches.extend(rec.matches)
+        out.events.extend(rec.events)
+
+    runner = LockstepRunner(rules, ("a", "b"), agents, seed=5, max_hands=max_hands,
+                            table_batch=batch, sink=sink)  # fmt: skip
+    return runner, out
+
+
+# -- duplicate deals ----------------------------------------------------------------------------
+def test_duplicate_games_deal_the_same_cards_by_seat_with_partnerships_swapped() -> None:
+    rules = Rules(no_face_redeal=False)  # every seat bids once per hand: the k-th bid is hand k
+    logs = {}
+    for orientation in (0, 1):
+        SpyAgent.log = []
+        agents = [[SpyAgent(rules, 10 * side + seat) for seat in range(4)] for side in (0, 1)]
+        runner, out = _runner(agents, rules, max_hands=6, batch=1)
+        runner.run([(7, orientation)])
+        logs[orientation] = [[h for s, h in SpyAgent.log if s == seat] for seat in range(4)]
+        assert len(out.matches) == 1 and out.matches[0][3] == orientation
+        team0 = out.matches[0][4]
+        assert team0 == ("a" if orientation == 0 else "b")
+    for seat in range(4):
+        assert len(logs[0][seat]) == 6
+        assert logs[0][seat] == logs[1][seat]  # same cards at the same seat, hand by hand
+        assert len(set(logs[0][seat])) == 6  # and a new deal every hand
+    # all four hands of a deal are disjoint 13-card sets
+    first = [logs[0][seat][0] for seat in range(4)]
+    assert [bin(h).count("1") for h in first] == [13] * 4
+    assert len(set(first)) == 4 and sum(first) == (1 << 52) - 1
+
+
+def test_hand_rows_of_both_orientations_share_deal_ids_and_dealers(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, agents=["heuristic", "random"], matches=4)
+    run_tournament(cfg)
+    con = sqlite3.connect(cfg.db_path)
+    rows = con.execute(
+        "SELECT a.dealer, b.dealer, a.required_total, b.required_total FROM hands a JOIN hands b "
+        "ON a.pair_a = b.pair_a AND a.pair_b = b.pair_b AND a.match_id = b.match_id AND "
+        "a.hand_index = b.hand_index AND a.orientation = 0 AND b.orientation = 1"
+    ).fetchall()
+    assert rows and all(r[0] == r[1] for r in rows)  # same dealer sequence
+    assert rows[0][2] == rows[0][3] == 11
+    teams = con.execute("SELECT DISTINCT orientation, team0, team1 FROM matches").fetchall()
+    assert sorted(teams) == [(0, "heuristic", "random"), (1, "random", "heuristic")]
+
+
+# -- determinism ------------------------------------------------------------------------------
+def test_same_seed_same_results_whatever_the_workers(tmp_path: Path) -> None:
+    kw = dict(agents=["heuristic", "random", "minbid"], matches=3, chunk_matches=3,
+              max_hands=15, table_batch=6)  # fmt: skip
+    a = _cfg(tmp_path / "a", **kw)
+    b = _cfg(tmp_path / "b", **kw)
+    c = _cfg(tmp_path / "c", **kw, workers=2)
+    for cfg in (a, b, c):
+        s = run_tournament(cfg)
+        assert s.games_played == 3 * 3 * 2
+    for table in ("matches", "hands"):
+        assert _rows(a.db_path, table) == _rows(b.db_path, table) == _rows(c.db_path, table)
+    d = _cfg(tmp_path / "d", **{**kw, "seed": 4})
+    run_tournament(d)
+    assert _rows(d.db_path, "hands") != _rows(a.db_path, "hands")
+
+
+# -- resuming ---------------------------------------------------------------------------------
+def test_an_interrupted_run_resumes_without_replaying_finished_games(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path / "r", matches=6, chunk_matches=3, table_batch=3, flush_seconds=0.0)
+    batches = []
+
+    def stop_after_two(rec: Records) -> None:
+        batches.append(rec)
+        if sum(len(r.matches) for r in batches) >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(cfg, on_records=stop_after_two)
+    con = sqlite3.connect(cfg.db_path)
+    done_before = con.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    first_rows = _rows(cfg.db_path, "matches")
+    orphans = con.execute(
+        "SELECT COUNT(*) FROM hands h WHERE NOT EXISTS (SELECT 1 FROM matches m WHERE "
+        "m.pair_a = h.pair_a AND m.match_id = h.match_id AND m.orientation = h.orientation)"
+    ).fetchone()[0]
+    con.close()
+    assert 3 <= done_before < 12
+    assert orphans > 0  # hands of games in flight were written as they were produced
+
+    resumed = run_tournament(cfg)
+    assert resumed.games_resumed == done_before
+    assert resumed.games_played == 12 - done_before  # nothing finished is played again
+    assert resumed.hands_dropped == orphans
+    after = _rows(cfg.db_path, "matches")
+    assert set(first_rows) <= set(after)  # finished rows kept as they were
+
+    fresh = _cfg(tmp_path / "f", matches=6, chunk_matches=3, table_batch=3)
+    run_tournament(fresh)  # deterministic bots: the resumed tournament equals a fresh one
+    assert _rows(cfg.db_path, "matches") == _rows(fresh.db_path, "matches")
+    assert _rows(cfg.db_path, "hands") == _rows(fresh.db_path, "hands")
+    again = run_tournament(cfg)
+    assert again.games_played == 0 and again.games_resumed == 12
+
+
+def test_more_matches_extend_a_finished_tournament(tmp_path: Path) -> None:
+    run_tournament(_cfg(tmp_path, matches=2))
+    s = run_tournament(_cfg(tmp_path, matches=5))
+    assert (s.games_resumed, s.games_played) == (4, 6)
+
+
+# -- refusing other databases -------------------------------------------------------------------
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"agents": ["heuristic", "random"]}, "agents"),
+        ({"seed": 99}, "seed"),
+        ({"rules": "pagat"}, "rules"),
+        ({"max_hands": 50}, "max_hands"),
+        ({"move_hard_limit_s": 5.0}, "rules"),
+    ],
+)
+def test_a_database_of_another_tournament_is_refused_unchanged(
+    tmp_path: Path, change: dict, message: str
+) -> None:
+    cfg = _cfg(tmp_path, matches=1)
+    run_tournament(cfg)
+    before = _digest(cfg.db_path)
+    other = _cfg(tmp_path, matches=1, **change)
+    with pytest.raises(DatabaseMismatchError, match=message):
+        run_tournament(other)
+    with pytest.raises(DatabaseMismatchError):
+        ResultsDB(other.db_path, other.fingerprint())
+    assert _digest(cfg.db_path) == before
+    assert not Path(str(cfg.db_path) + "-wal").exists()
+    assert run_tournament(other, overwrite=True).games_played == 2  # explicit overwrite works
+
+
+def test_a_file_that_is_not_a_results_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite"
+    path.write_bytes(b"not a database at all" * 100)
+    before = _digest(path)
+    with pytest.raises(DatabaseMismatchError, match="not a fourhundred tournament database"):
+        run_tournament(_cfg(tmp_path, db=str(path)))
+    assert _digest(path) == before
+
+
+def test_unknown_agents_fail_before_anything_is_written(tmp_path: Path) -> None:
+    with pytest.raises(FourHundredError, match="unknown agent 'nosuchbot'"):
+        run_tournament(_cfg(tmp_path, agents=["heuristic", "nosuchbot"]))
+    assert not (tmp_path / "results.sqlite").exists()
+
+
+# -- conduct: forfeits ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cls", "kind", "detail"),
+    [
+        (IllegalAgent, "illegal", "illegal action 0 (2C)"),
+        (RaisingAgent, "error", "boom"),
+        (WrongShapeAgent, "illegal", "shape"),
+    ],
+)
+def test_a_misbehaving_agent_forfeits_and_the_match_goes_on(cls, kind: str, detail: str) -> None:
+    rules = Rules()
+    bad = [cls(rules, 0) for _ in range(4)]
+    good = [RandomAgent(rules, s) for s in range(4)]
+    runner, out = _runner([bad, good], rules, max_hands=3, batch=2)
+    runner.run([(0, 0), (0, 1)])
+    assert len(out.matches) == 2 and {m[10] for m in out.matches} == {3}  # 3 hands each
+    assert out.events and {e[7] for e in out.events} == {kind}
+    assert all(e[6] == "a" and detail in e[8] for e in out.events)
+    cols = {c: i for i, c in enumerate(_hand_cols())}
+    for h in out.hands:
+        bad_seats = [s for s in range(4) if (s % 2) == h[cols["orientation"]]]
+        good_seats = [s for s in range(4) if s not in bad_seats]
+        assert all(h[cols[f"forfeit{s}"]] == 1 for s in bad_seats)
+        assert all(h[cols[f"forfeit{s}"]] == 0 for s in good_seats)
+        if not h[cols["thrown_in"]]:  # played: a forfeited contract is scored as missed
+            assert all(h[cols[f"points{s}"]] < 0 for s in bad_seats)
+    assert all(m[MATCH_FORFEITS] > 0 for m in out.matches)
+
+
+def _hand_cols() -> tuple[str, ...]:
+    from agents.db import HAND_COLUMNS
+
+    return HAND_COLUMNS
+
+
+MATCH_FORFEITS = __import__("agents.db", fromlist=["MATCH_COLUMNS"]).MATCH_COLUMNS.index("forfeits")
+
+
+def test_a_move_over_the_hard_limit_is_interrupted_and_forfeited() -> None:
+    rules = Rules(move_time_limit_s=0.01, move_hard_limit_s=0.05)
+    sleepy = [SleepyAgent(rules, s) for s in range(4)]
+    sleepy[0].seconds = 30.0  # would hang the test if the alarm did not interrupt it
+    good = [RandomAgent(rules, s) for s in range(4)]
+    runner, out = _runner([sleepy, good], rules, max_hands=1, batch=1)
+    runner.run([(0, 0)])
+    kinds = [e[7] for e in out.events]
+    assert "timeout" in kinds
+    timeout = next(e for e in out.events if e[7] == "timeout")
+    assert timeout[5] == 0 and "interrupted" in timeout[8]
+    assert out.hands[0][_hand_cols().index("forfeit0")] == 1
+
+
+def test_a_slow_move_under_the_hard_limit_is_recorded_but_not_forfeited() -> None:
+    rules = Rules(move_time_limit_s=0.01, move_hard_limit_s=5.0)
+    sleepy = [SleepyAgent(rules, s) for s in range(4)]
+    for a in sleepy:
+        a.seconds = 0.03
+    good = [RandomAgent(rules, s) for s in range(4)]
+    runner, out = _runner([sleepy, good], rules, max_hands=1, batch=1)
+    runner.run([(0, 0)])
+    assert out.events and {e[7] for e in out.events} == {"slow"}
+    cols = _hand_cols()
+    assert all(out.hands[0][cols.index(f"forfeit{s}")] == 0 for s in range(4))
+
+
+def test_forfeits_reach_the_database_and_the_report(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, agents=["test-raising", "random"], matches=1, max_hands=2)
+    run_tournament(cfg)
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        report = build_report(db, cfg)
+    row = next(r for r in report["leaderboard"] if r["agent"] == "test-raising")
+    assert row["forfeits"] > 0 and row["bid_success"] == 0.0
+    assert "raised RuntimeError: boom" in format_report(report)
+
+
+# -- configs ------------------------------------------------------------------------------------
+def test_yaml_config_with_overrides_and_unknown_keys(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("agents: [heuristic, random]\nmatches: 7\nrules: {preset: pagat}\nseed: 4\n")
+    cfg = load_config(path, {"matches": 9, "workers": None})
+    assert (cfg.agents, cfg.matches, cfg.seed, cfg.workers) == (("heuristic", "random"), 9, 4, 2)
+    assert cfg.rules == Rules.preset("pagat")
+    path.write_text("agents: [heuristic, random]\nmatchez: 7\n")
+    with pytest.raises(
+        TournamentConfigError, match=r"unknown tournament config key\(s\) \['matchez'\]"
+    ):
+        load_config(path)
+    path.write_text("agents: [heuristic, random]\nrules: {preset: wiki, no_such_flag: 1}\n")
+    with pytest.raises(FourHundredError, match="no_such_flag"):
+        load_config(path)
+    with pytest.raises(TournamentConfigError, match="listed twice"):
+        load_config(None, {"agents": ["random", "random"]})
+    with pytest.raises(TournamentConfigError, match="matches=0"):
+        load_config(None, {"agents": ["random", "heuristic"], "matches": 0})
+    assert load_config(None, {"agents": ["random"], "mirror": True}).pairings() == [
+        ("random", "random")
+    ]
+    cfg = load_config(None, {"agents": ["random", "heuristic"], "mirror": ["heuristic"]})
+    assert cfg.pairings() == [("heuristic", "heuristic"), ("heuristic", "random")]
+    with pytest.raises(TournamentConfigError, match="not among the agents"):
+        load_config(None, {"agents": ["random", "heuristic"], "mirror": ["minbid"]})
+
+
+def test_bundled_configs_load() -> None:
+    root = Path(__file__).resolve().parents[1] / "configs"
+    names = sorted(p.name for p in root.glob("tournament*.yaml"))
+    assert "tournament_default.yaml" in names
+    for name in names:
+        cfg = load_config(root / name)
+        assert len(cfg.agents) >= 2 and cfg.matches >= 1
+
+
+def test_job_plan_depends_on_the_config_only() -> None:
+    cfg = load_config(None, {"agents": ["b", "a", "c"], "matches": 5, "chunk_matches": 2})
+    jobs = plan_jobs(cfg)
+    assert [j.pair for j in jobs[:3]] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert sum(len(j.games) for j in jobs) == 3 * 5 * 2
+    assert jobs[0].games == ((0, 0), (0, 1), (1, 0), (1, 1))
+    assert len({j.agent_seed(0, 0) for j in jobs}) == len(jobs)
+    done = {("a", "b", 0, 0), ("a", "b", 1, 1)}
+    assert plan_jobs(cfg, done)[0].games == ((0, 1), (1, 0))
+
+
+# -- report and command line ----------------------------------------------------------------
+def test_report_numbers_and_files(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, agents=["heuristic", "random", "minbid"], matches=3, mirror=True,
+               max_hands=30, table_batch=6, chunk_matches=3)  # fmt: skip
+    run_tournament(cfg)
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        report = build_report(db, cfg)
+    assert report["games"] == report["games_expected"] == 6 * 3 * 2
+    board = {r["agent"]: r for r in report["leaderboard"]}
+    assert board["heuristic"]["games"] == 12  # two opponents x 3 duplicate matches x 2
+    assert (
+        board["heuristic"]["win_low"]
+        <= board["heuristic"]["win_rate"]
+        <= board["heuristic"]["win_high"]
+    )
+    assert board["heuristic"]["elo"] > board["random"]["elo"]
+    assert 0 < board["heuristic"]["bid_success"] <= 1
+    mirror = {m["agent"]: m for m in report["mirror"]}
+    assert mirror["heuristic"]["rate"] == 0.5  # deterministic copies: each deal won once
+    p = next(
+        x for x in report["pairwise"] if x["agent"] == "heuristic" and x["opponent"] == "random"
+    )
+    assert p["sweeps"] + p["splits"] + p["swept"] == p["duplicate_matches"] == 3
+    assert report["matrix"]["random"]["heuristic"] == pytest.approx(1 - p["rate"])
+    paths = write_report(report, tmp_path / "out")
+    assert json.loads(paths["json"].read_text())["games"] == 36
+    header = paths["leaderboard"].read_text().splitlines()[0]
+    assert header.startswith("rank,agent,elo,elo_low,elo_high,win_rate")
+    text = format_report(report)
+    assert "Pairwise win rate" in text and "Mirror heuristic v heuristic" in text
+
+
+def test_cli_tournament_prints_the_board_and_resumes(tmp_path: Path, capsys) -> None:
+    args = ["tournament", "--agents", "heuristic", "random", "--matches", "2", "--workers", "1",
+            "--out", str(tmp_path), "--no-progress", "--bootstrap", "20", "--set", "seed=5"]  # fmt: skip
+    assert cli_main(args) == 0
+    out = capsys.readouterr().out
+    assert "4 games played" in out and "heuristic" in out and "Elo" in out
+    assert (tmp_path / "report.json").exists() and (tmp_path / "leaderboard.csv").exists()
+    assert cli_main(args) == 0
+    assert "0 games played" in capsys.readouterr().out
+    assert cli_main([*args[:-2], "--set", "seed=6"]) == 2  # another seed: refused
+    assert "different tournament" in capsys.readouterr().err
+    assert cli_main(["tournament", "--agents", "heuristic", "nobot", "--out", str(tmp_path / "x"),
+                     "--no-progress"]) == 2  # fmt: skip
+    assert "unknown agent 'nobot'" in capsys.readouterr().err
+
+
+def test_tensorboard_logging_writes_event_files(tmp_path: Path) -> None:
+    pytest.importorskip("torch.utils.tensorboard")
+    from agents.report import log_tensorboard
+
+    cfg = _cfg(
+        tmp_path, agents=["heuristic", "random"], matches=1, tensorboard=str(tmp_path / "tb")
+    )
+    run_tournament(cfg)
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        report = build_report(db, cfg)
+    log_tensorboard(report, cfg.tensorboard)
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
