@@ -77,7 +77,7 @@ def _load_plugins() -> None:
     """Subcommands defined outside the rules core (tournament, play, train) register on import."""
     import importlib
 
-    for module in ("agents.cli", "train.cli"):
+    for module in ("agents.cli", "train.cli", "train.plot_cli"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as e:
