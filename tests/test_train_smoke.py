@@ -79,3 +79,17 @@ def test_bad_configs_and_checkpoints_are_refused(tmp_path: Path) -> None:
     torch.save(data, tmp_path / "old.pt")
     with pytest.raises(CheckpointError, match="observation layout version 999"):
         load_policy(tmp_path / "old.pt")
+
+
+def test_cli_trains_evaluates_by_tournament_and_resumes(tmp_path: Path, capsys) -> None:
+    """`fourhundred train configs/tiny.yaml`: events, eval/win_rate from the tournament runner."""
+    from fourhundred_env.cli import main
+
+    assert main(["train", "configs/tiny.yaml", f"runs_dir={tmp_path}", "eval_matches=2"]) == 0
+    out = capsys.readouterr().out
+    assert "eval/win_rate" in out
+    (run,) = tmp_path.glob("tiny__1__*")
+    assert (run / "eval" / "update_00004" / "results.sqlite").is_file()
+    assert main(["train", "--resume", str(run), "total_decisions=6144"]) == 0
+    assert "6 updates" in capsys.readouterr().out
+    assert main(["train", "--resume", str(tmp_path / "nope")]) == 2

@@ -23,7 +23,12 @@ def _train(args: argparse.Namespace) -> int:
     from train.evaluate import make_evaluator
     from train.ppo import Trainer
 
+    if args.config and "=" in args.config:  # only overrides were given
+        args.overrides.insert(0, args.config)
+        args.config = None
     if args.resume:
+        if args.config:
+            raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
         run_dir = Path(args.resume)
         if not (run_dir / "config.yaml").is_file():
             raise FourHundredError(
@@ -31,15 +36,12 @@ def _train(args: argparse.Namespace) -> int:
             )
         config = load_config(run_dir / "config.yaml", args.overrides)
     else:
-        if args.config and "=" in args.config:  # only overrides were given
-            args.overrides.insert(0, args.config)
-            args.config = None
         config = load_config(args.config, args.overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
     trainer = Trainer(config, run_dir, resume=bool(args.resume))
     print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
-    evaluate = None if args.no_eval else make_evaluator(config)
+    evaluate = None if args.no_eval else make_evaluator(config, run_dir)
     history = trainer.train(evaluate)
     last = history[-1] if history else {}
     print(

@@ -1,26 +1,76 @@
-"""Evaluation during training: duplicate matches to 41 against a fixed agent, by the
-tournament runner."""
+"""Evaluation during training: duplicate matches to 41 against a fixed agent, played and
+scored by the tournament runner (the same code, database and Wilson intervals as
+`fourhundred tournament`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from fourhundred_env.rules import Rules
 from train.config import TrainConfig
 
 
-def make_evaluator(config: TrainConfig) -> Callable[[Path, int], dict[str, float]] | None:
-    """`evaluate(policy_path, update)` -> {"eval/win_rate": ..., "eval/win_rate_low": ...}."""
+def evaluate_pair(
+    spec: str,
+    opponent: str,
+    matches: int,
+    seed: int,
+    rules: Rules | str,
+    out_dir: str | Path,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Play `matches` duplicate matches (2 games each) of `spec` against `opponent`.
+
+    Returns win rate to 41 of `spec` with its Wilson 95% interval, and its points per hand
+    and contract success rate, under ``eval/*`` names. Results stay in `out_dir`.
+    """
+    from agents.db import ResultsDB
+    from agents.report import build_report, write_report
+    from agents.tournament import TournamentConfig, run_tournament
+
+    rules = Rules.preset(rules) if isinstance(rules, str) else rules
+    cfg = TournamentConfig(
+        agents=(spec, opponent), matches=matches, rules=rules, seed=seed, out_dir=str(out_dir),
+        workers=workers, bootstrap=0, progress=False,
+    )  # fmt: skip
+    run_tournament(cfg, overwrite=True)
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        report = build_report(db, cfg)
+    write_report(report, out_dir)
+    (entry,) = report["pairwise"]
+    rate, low, high = entry["rate"], entry["low"], entry["high"]
+    if entry["agent"] != spec:  # the pair is stored in label order
+        rate, low, high = 1 - rate, 1 - high, 1 - low
+    board = {row["agent"]: row for row in report["leaderboard"]}
+    mine = board.get(spec, {})
+    return {
+        "eval/win_rate": rate,
+        "eval/win_rate_low": low,
+        "eval/win_rate_high": high,
+        "eval/games": float(entry["games"]),
+        "eval/points_per_hand": float(mine.get("points_per_hand", float("nan"))),
+        "eval/bid_success_rate": float(mine.get("bid_success", float("nan"))),
+    }
+
+
+def make_evaluator(
+    config: TrainConfig, run_dir: Path
+) -> Callable[[Path, int], dict[str, Any]] | None:
+    """`evaluate(policy_path, update)` for the trainer, or None when evaluations are off."""
     if not config.eval_every:
         return None
 
-    def evaluate(policy_path: Path, update: int) -> dict[str, float]:
-        from agents.tournament import evaluate_pair  # the tournament runner (agents issue)
-
-        spec = f"neural-bid:{policy_path}" if config.mode == "bidding" else f"neural:{policy_path}"
+    def evaluate(policy_path: Path, update: int) -> dict[str, Any]:
+        kind = "neural-bid" if config.mode == "bidding" else "neural"
+        # a copy per evaluation: the tournament fingerprints the file, and policy.pt changes
+        snap = Path(run_dir) / "eval" / f"update_{update:05d}" / "policy.pt"
+        snap.parent.mkdir(parents=True, exist_ok=True)
+        snap.write_bytes(Path(policy_path).read_bytes())
         return evaluate_pair(
-            spec, config.eval_opponent, matches=config.eval_matches, seed=config.seed + update,
-            rules=config.rules,
+            f"{kind}:{snap}", config.eval_opponent, matches=config.eval_matches,
+            seed=config.seed * 1_000_003 + update, rules=config.rules, out_dir=snap.parent,
         )  # fmt: skip
 
     return evaluate
