@@ -47,6 +47,7 @@ def _add_tournament(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report-only", action="store_true",
                    help="play nothing; report what the database holds")  # fmt: skip
     p.add_argument("--list-agents", action="store_true", help="list the registered agents and exit")
+    p.add_argument("--plots", metavar="DIR", help="also write the report's figures (PNG) to DIR")
 
 
 _OVERRIDE_KEYS = (
@@ -120,6 +121,11 @@ def _tournament(args: argparse.Namespace) -> int:
     if cfg.tensorboard:
         log_tensorboard(report, cfg.tensorboard)
         print(f"TensorBoard: {cfg.tensorboard}")
+    if args.plots:
+        from agents.plots import write_tournament_plots
+
+        figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
+        print("plots: " + ", ".join(str(p) for p in figures))
     return 0
 
 

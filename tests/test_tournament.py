@@ -431,8 +431,10 @@ def test_cli_tournament_prints_the_board_and_resumes(tmp_path: Path, capsys) -> 
     out = capsys.readouterr().out
     assert "4 games played" in out and "heuristic" in out and "Elo" in out
     assert (tmp_path / "report.json").exists() and (tmp_path / "leaderboard.csv").exists()
-    assert cli_main(args) == 0
-    assert "0 games played" in capsys.readouterr().out
+    assert cli_main([*args, "--plots", str(tmp_path / "plots")]) == 0
+    out = capsys.readouterr().out
+    assert "0 games played" in out and "plots: " in out
+    assert (tmp_path / "plots" / "leaderboard.png").stat().st_size > 10_000
     assert cli_main([*args[:-2], "--set", "seed=6"]) == 2  # another seed: refused
     assert "different tournament" in capsys.readouterr().err
     assert cli_main(["tournament", "--agents", "heuristic", "nobot", "--out", str(tmp_path / "x"),
