@@ -39,6 +39,10 @@ shown_void      568-583    seat has shown void in a suit: ``568 + 4*rel_seat + s
 phase           584-587    bid, play, hand_over, match_over
 ==============  =========  ===========================================================
 
+The same encoder also writes int8 (``dtype=np.int8``): the same entries unscaled (scores
+-100..100, counts 0..13 or 0..52, target 0..100), a quarter of the bytes; ``OBS_SCALE``
+turns it into the float32 encoding exactly.
+
 Only the viewer's own hand enters: a SeatView holds no other hidden cards, so observations
 of two deals that differ only in other seats' unplayed cards are identical.
 """
@@ -48,6 +52,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.errors import FourHundredError
@@ -115,36 +120,60 @@ OBS_SIZE = sum(f.size for f in OBS_FIELDS.values())
 OBS_LOW = np.zeros(OBS_SIZE, np.float32)
 OBS_LOW[OBS_FIELDS["scores"].slice] = -1.0
 OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-"""Bounds of every entry, (OBS_SIZE,) float32, for a Gymnasium Box."""
+OBS_LOW.flags.writeable = OBS_HIGH.flags.writeable = False
+"""Bounds of every entry, (OBS_SIZE,) float32 (read-only), for a Gymnasium Box."""
 
 SCORE_SCALE = 100
 NUMBER_SCALE = 13  # tricks and bids
 TOTAL_SCALE = 52
 TARGET_SCALE = 100
+_SCALES = {
+    "tricks_won": NUMBER_SCALE,
+    "tricks_needed": NUMBER_SCALE,
+    "scores": SCORE_SCALE,
+    "min_bid": NUMBER_SCALE,
+    "required_total": TOTAL_SCALE,
+    "bid_total": TOTAL_SCALE,
+    "target": TARGET_SCALE,
+    "num_tricks": NUMBER_SCALE,
+}
+assert set(_SCALES) == {name for name, f in OBS_FIELDS.items() if f.scalar}
+OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.int8))
+"""The two encodings: float32 (scaled, the default) and int8 (raw integers)."""
+
+OBS_SCALE = np.ones(OBS_SIZE, np.float32)
+for _name, _scale in _SCALES.items():
+    OBS_SCALE[OBS_FIELDS[_name].slice] = np.float32(1 / _scale)
+OBS_LOW_INT8 = np.round(OBS_LOW / OBS_SCALE).astype(np.int8)
+OBS_HIGH_INT8 = np.round(OBS_HIGH / OBS_SCALE).astype(np.int8)
+for _array in (OBS_SCALE, OBS_LOW_INT8, OBS_HIGH_INT8):
+    _array.flags.writeable = False
+"""OBS_SCALE (OBS_SIZE,) float32: ``float32 obs == int8 obs * OBS_SCALE``; OBS_LOW_INT8 and
+OBS_HIGH_INT8: the bounds of the int8 encoding (read-only)."""
 
 _F = OBS_FIELDS
-_SETS = 5  # hand, then played by rel_seat 0..3: the first five 52-card blocks, from bitmasks
-_TRICK = _F["trick"].start
-_TAIL = _F["trick"].start  # from here on every entry is written on a zeroed row
+_SETS = 9  # hand, played by rel_seat 0..3, trick by rel_seat 0..3: 52-card blocks from 0
+_TAIL = _SETS * NUM_CARDS  # entries from here on are built in a small buffer
+_TAIL_SIZE = OBS_SIZE - _TAIL
+_T = {name: f.start - _TAIL for name, f in _F.items() if f.start >= _TAIL}  # tail offsets
+_S = {name: slice(f.start - _TAIL, f.stop - _TAIL) for name, f in _F.items() if f.start >= _TAIL}
 _ROTATE = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # [viewer, rel_seat] -> seat
 _REL = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4  # [viewer, seat] -> rel_seat
-_BID_COLS = _F["bids"].start + 14 * np.arange(4)
-_TRICK_COLS = _TRICK + NUM_CARDS * np.arange(4)
-_ROWS: dict[int, np.ndarray] = {}
+_BID_COLS = _T["bids"] + 14 * np.arange(4)
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_LOW6 = np.uint64(63)
 
 
-def _rows(k: int) -> np.ndarray:
-    rows = _ROWS.get(k)
-    if rows is None:
-        rows = _ROWS[k] = np.arange(k)
-        rows.flags.writeable = False
-    return rows
+def encode_observation(
+    view: SeatView, out: np.ndarray | None = None, dtype: DTypeLike = np.float32
+) -> np.ndarray:
+    """Encode K seat views: returns (K, OBS_SIZE) `dtype` (written into `out` if given).
 
-
-def encode_observation(view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
-    """Encode K seat views: returns (K, OBS_SIZE) float32 (written into `out` if given).
-
-    Batched with numpy; no loop over the K tables. Every view needs a viewer (seat 0-3).
+    dtype float32 (default): the documented scaled entries. int8: the same facts unscaled
+    (raw counts and scores), 4x smaller. The int8 encoding is built first and the float32 one
+    is ``int8 * OBS_SCALE``, exactly. Batched with numpy; no loop over the K tables. Every
+    view needs a viewer (seat 0-3).
     """
     k = view.size
     viewer = view.seat.astype(np.intp)
@@ -152,16 +181,28 @@ def encode_observation(view: SeatView, out: np.ndarray | None = None) -> np.ndar
         raise FourHundredError(
             f"encode_observation: viewer seats {np.unique(viewer).tolist()}: expected seats 0 to 3"
         )
+    dtype = np.dtype(out.dtype if out is not None else dtype)
+    if dtype not in OBS_DTYPES:
+        raise FourHundredError(f"encode_observation: dtype {dtype}: expected float32 or int8")
+    if out is not None and out.shape != (k, OBS_SIZE):
+        raise FourHundredError(
+            f"encode_observation: out has shape {out.shape}: expected ({k}, {OBS_SIZE})"
+        )
+    scaled = dtype == np.float32
+    raw = out if out is not None and not scaled else np.empty((k, OBS_SIZE), np.int8)
+    if k:
+        _encode_int8(view, viewer, raw)
+    if not scaled:
+        return raw
     if out is None:
         out = np.empty((k, OBS_SIZE), np.float32)
-    elif out.shape != (k, OBS_SIZE) or out.dtype != np.float32:
-        raise FourHundredError(
-            f"encode_observation: out has shape {out.shape} and dtype {out.dtype}: "
-            f"expected ({k}, {OBS_SIZE}) float32"
-        )
-    if k == 0:
-        return out
-    rows = _rows(k)
+    return np.multiply(raw, OBS_SCALE, out=out)
+
+
+def _encode_int8(view: SeatView, viewer: np.ndarray, out: np.ndarray) -> None:
+    """Write the int8 encoding of K >= 1 views into `out` (K, OBS_SIZE) int8."""
+    k = view.size
+    rows = np.arange(k)
     rot = _ROTATE[viewer]  # (K, 4): absolute seat of each rel_seat
     rot_flat = rot + 4 * rows[:, None]  # index into a flattened (K, 4) per-seat array
     rel = _REL[viewer]  # (K, 4): rel_seat of each absolute seat
@@ -169,69 +210,59 @@ def encode_observation(view: SeatView, out: np.ndarray | None = None) -> np.ndar
     def by_rel(per_seat: np.ndarray) -> np.ndarray:  # (K, 4) by seat -> (K, 4) by rel_seat
         return per_seat.reshape(-1)[rot_flat]
 
-    # -- hand and played cards: five bitmasks unpacked at once; every entry written ----------
+    # -- the nine card blocks (hand, played x4, trick x4): bitmasks unpacked, all entries ----
     sets = np.empty((k, _SETS), np.uint64)
     sets[:, 0] = view.hand_set
-    sets[:, 1:] = by_rel(view.played_set)
+    sets[:, 1:5] = by_rel(view.played_set)
+    trick = by_rel(view.trick_cards)  # (K, 4) int8, -1 none
+    card_bit = np.left_shift(_ONE, trick.astype(np.uint64) & _LOW6)  # garbage where -1
+    sets[:, 5:] = np.where(trick >= 0, card_bit, _ZERO)
     bits = np.unpackbits(sets.view(np.uint8).reshape(-1), bitorder="little")
-    blocks = out[:, : _SETS * NUM_CARDS].reshape(k, _SETS, NUM_CARDS)
+    blocks = out[:, :_TAIL].reshape(k, _SETS, NUM_CARDS)
     blocks[...] = bits.reshape(k, _SETS, 64)[:, :, :NUM_CARDS]
 
-    # -- everything after: zero, then the one-hot entries, all in one flat write --------------
-    out[:, _TAIL:] = 0.0
-    base = rows * OBS_SIZE  # flat index of each row's entry 0
-    trick = by_rel(view.trick_cards).astype(np.intp)  # (K, 4), -1 none
-    in_trick = trick >= 0
+    # -- the rest, built in a small zeroed buffer (cache-friendly), then copied once ---------
+    tail = np.zeros((k, _TAIL_SIZE), np.int8)
+    flat = tail.reshape(-1)
+    base = rows * _TAIL_SIZE  # flat index of each row's first tail entry
     phase = view.phase.astype(np.intp)
     bids = by_rel(view.bids).astype(np.intp)  # (K, 4)
     hot = [
-        (base[:, None] + _TRICK_COLS + trick)[in_trick],
-        base + (_F["phase"].start + phase),
-        base + (_F["dealer"].start + rel[rows, view.dealer]),
-        (base[:, None] + _BID_COLS + bids).reshape(-1),
+        base + (_T["phase"] + phase),
+        base + (_T["dealer"] + rel[rows, view.dealer]),
+        (base[:, None] + (_BID_COLS + bids)).reshape(-1),
     ]
     playing = np.flatnonzero(phase == 1)
     if playing.size:
-        leader = rel[playing, view.trick_leader[playing]]
-        hot.append(base[playing] + (_F["trick_leader"].start + leader))
+        hot.append(base[playing] + (_T["trick_leader"] + rel[playing, view.trick_leader[playing]]))
     pending = np.flatnonzero(phase <= 1)
     if pending.size:
-        to_play = rel[pending, view.to_play[pending]]
-        hot.append(base[pending] + (_F["to_play"].start + to_play))
+        hot.append(base[pending] + (_T["to_play"] + rel[pending, view.to_play[pending]]))
     led = np.flatnonzero(view.trick_size > 0)
     if led.size:
-        hot.append(base[led] + (_F["led_suit"].start + view.led_suit[led].astype(np.intp)))
-    out.reshape(-1)[np.concatenate(hot)] = 1.0
+        hot.append(base[led] + (_T["led_suit"] + view.led_suit[led].astype(np.intp)))
+    flat[np.concatenate(hot)] = 1
 
-    # -- scaled numbers and flags by seat ---------------------------------------------------
-    won = by_rel(view.tricks_won).astype(np.float32)
-    out[:, _F["tricks_won"].slice] = won * np.float32(1 / NUMBER_SCALE)
-    need = np.maximum(bids - won, np.float32(0))
-    out[:, _F["tricks_needed"].slice] = need * np.float32(1 / NUMBER_SCALE)
+    def put(name: str, values: np.ndarray) -> None:  # small integers, unscaled
+        tail[:, _S[name]] = values.reshape(k, -1)
+
+    won = by_rel(view.tricks_won)
+    put("tricks_won", won)
+    put("tricks_needed", np.maximum(bids - won, 0))
     scores = by_rel(view.scores_before)
-    clipped = np.clip(scores, -SCORE_SCALE, SCORE_SCALE).astype(np.float32)
-    out[:, _F["scores"].slice] = clipped * np.float32(1 / SCORE_SCALE)
-    out[:, _F["at_target"].slice] = scores >= view.target[:, None]
-    out[:, _F["positive"].slice] = scores > 0
-    min_bid = by_rel(view.min_bid).astype(np.float32)
-    out[:, _F["min_bid"].slice] = min_bid * np.float32(1 / NUMBER_SCALE)
-    total = np.minimum(view.required_total, TOTAL_SCALE).astype(np.float32)
-    out[:, _F["required_total"].start] = total * np.float32(1 / TOTAL_SCALE)
-    bid_total = bids[:, 0] + bids[:, 1] + bids[:, 2] + bids[:, 3]
-    out[:, _F["bid_total"].start] = bid_total * np.float32(1 / TOTAL_SCALE)
-    target = np.clip(view.target, 0, TARGET_SCALE).astype(np.float32)
-    out[:, _F["target"].start] = target * np.float32(1 / TARGET_SCALE)
-    out[:, _F["num_tricks"].start] = view.num_tricks * np.float32(1 / NUMBER_SCALE)
+    put("scores", np.clip(scores, -SCORE_SCALE, SCORE_SCALE))
+    tail[:, _S["at_target"]] = scores >= view.target[:, None]
+    tail[:, _S["positive"]] = scores > 0
+    put("min_bid", by_rel(view.min_bid))
+    put("required_total", np.minimum(view.required_total, TOTAL_SCALE))
+    put("bid_total", bids[:, 0] + bids[:, 1] + bids[:, 2] + bids[:, 3])
+    put("target", np.clip(view.target, 0, TARGET_SCALE))
+    put("num_tricks", view.num_tricks)
     voids = by_rel(view.shown_void)  # (K, 4) uint8: bit s = suit s
-    void_start = _F["shown_void"].start
+    void_start = _T["shown_void"]
     for suit in range(4):  # entry 4*rel_seat + suit
-        out[:, void_start + suit : void_start + 16 : 4] = (voids >> suit) & 1
-    return out
-
-
-def action_masks(view: SeatView) -> np.ndarray:
-    """The views' legal-action masks as a new (K, 66) int8 array (``Discrete.sample`` wants int8)."""
-    return view.legal_mask.astype(np.int8)
+        tail[:, void_start + suit : void_start + 16 : 4] = (voids >> suit) & 1
+    out[:, _TAIL:] = tail
 
 
 def _rel_one_hot(values: np.ndarray) -> int | None:
@@ -240,12 +271,16 @@ def _rel_one_hot(values: np.ndarray) -> int | None:
 
 
 def decode_observation(obs: np.ndarray) -> dict[str, Any]:
-    """The facts in one observation (OBS_SIZE,), by name, seats relative to the viewer.
+    """The facts in one observation (OBS_SIZE,) float32 or int8, by name, seats relative to
+    the viewer.
 
     For tests, debugging and people; the inverse of :func:`encode_observation` up to what it
     leaves out. Cards are ids; seats are rel_seats; None where a one-hot is empty.
     """
-    obs = np.asarray(obs, dtype=np.float32)
+    obs = np.asarray(obs)
+    if obs.dtype == np.int8:
+        obs = obs * OBS_SCALE
+    obs = obs.astype(np.float32)
     if obs.shape != (OBS_SIZE,):
         raise FourHundredError(
             f"decode_observation: observation has shape {obs.shape}: expected ({OBS_SIZE},)"

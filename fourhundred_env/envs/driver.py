@@ -1,0 +1,295 @@
+"""The batched core under every environment: B tables played episode by episode (numpy only).
+
+:class:`TableDriver` owns an engine :class:`~fourhundred_env.engine.State` of B tables and
+knows what an episode is (one hand, or a match truncated after ``max_hands``), which decisions
+are the learner's and which are made by opponent agents, and what each seat is rewarded. The
+Gymnasium and PettingZoo environments are thin layers over it; a single table is a batch of one.
+
+Seeding. ``seed(s)`` gives table ``i`` the table seed ``s + i`` (as Gymnasium's
+``SyncVectorEnv`` seeds its sub-environments), and everything random at a table comes from
+counter-based hashes of its table seed: the match id of its ``e``-th episode (hence its
+deals, from the engine's ``(0, match_id, hand_index)`` stream, and its first dealer), its
+pre-hand scores, and the replacement of penalized illegal actions. So table ``i`` of a batch
+seeded ``s`` plays exactly as a batch of one seeded ``s + i``, whatever the batch size.
+Opponent agents are seeded from ``s`` and see all tables at once, so with stochastic
+opponents only the learner-independent parts (deals, scores) are batch-size independent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.engine import Engine, Phase, State, mix64, select_bit
+from fourhundred_env.envs.config import EnvConfig
+from fourhundred_env.errors import FourHundredError, IllegalActionError
+from fourhundred_env.observation import encode_observation
+from fourhundred_env.view import seat_view
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+_BID, _PLAY, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
+_MASK64 = (1 << 64) - 1
+_ONE = np.uint64(1)
+_TABLE_SALT = np.uint64(0x6A09E667F3BCC908)
+_SCORE_SALT = np.uint64(0xBB67AE8584CAA73B)
+_ZERO_SALT = np.uint64(0x3C6EF372FE94F82B)
+_ILLEGAL_SALT = np.uint64(0xA54FF53A5F1D36F1)
+_AGENT_SALT = np.uint64(0x510E527FADE682D1)
+_SEAT_SALTS = np.array(
+    [0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179, 0xCBBB9D5DC1059ED8], np.uint64
+)
+_PARTNER = np.array([2, 3, 0, 1])
+_SCORE_ATTEMPTS = 32
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    """uint64 hashes -> float64 uniforms in [0, 1)."""
+    return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+class TableDriver:
+    """B tables, their episodes, their opponent agents and their rewards. See the module doc.
+
+    Invariant between calls: every table either has an episode over (``terminated`` or
+    ``truncated``) or has a learner decision pending.
+    """
+
+    def __init__(self, num_tables: int, config: EnvConfig) -> None:
+        self.config = config
+        self.num_tables = b = int(num_tables)
+        self.engine = Engine(config.rules)
+        self.rows = np.arange(b)
+        learner = np.zeros((4, 5), bool)  # [phase, to_play + 1]: the learner makes this decision
+        for seat in config.learner_seats:
+            learner[_BID, seat + 1] = True
+            learner[_PLAY, seat + 1] = config.learner_decides == "all"
+        self._learner_decides = learner
+        self.agent_seats = tuple(
+            s for s in range(4) if not (learner[_BID, s + 1] and learner[_PLAY, s + 1])
+        )
+        self.agents: dict[int, Agent] = {}
+        self.state: State = self.engine.init(b, seed=0)
+        self.base_seed: int | None = None
+        self.table_key = np.zeros(b, np.uint64)
+        self.episode = np.full(b, -1, np.int64)
+        self.terminated = np.zeros(b, bool)
+        self.truncated = np.zeros(b, bool)
+        self.last_seat = np.full(b, -1, np.int8)
+        self.num_decisions = np.zeros(b, np.int64)
+
+    # -- seeding and episodes ---------------------------------------------------------------
+    def seed(self, seed: int) -> None:
+        """Table seeds ``seed + i``; episode counters restart; opponent agents are re-created."""
+        from agents.registry import make_agent  # agents import the rules core, never envs
+
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise FourHundredError(f"seed={seed!r}: expected an integer or None")
+        self.base_seed = int(seed) & _MASK64
+        table_seeds = np.uint64(self.base_seed) + np.arange(self.num_tables, dtype=np.uint64)
+        self.table_key = mix64(table_seeds ^ _TABLE_SALT)
+        self.episode[:] = -1
+        agent_seeds = mix64(np.uint64(self.base_seed) ^ _AGENT_SALT ^ _SEAT_SALTS)
+        self.agents = {}
+        for seat in self.agent_seats:
+            agent = make_agent(
+                self.config.opponents[seat], self.config.rules, seed=int(agent_seeds[seat])
+            )
+            agent.reset(self.num_tables)
+            self.agents[seat] = agent
+
+    def start(self, index: np.ndarray) -> None:
+        """Start the next episode at the tables `index` and play until the learner is to act.
+
+        An episode that ends before the learner's first decision (a hand thrown in by an
+        opponent's redeal request, in one-hand episodes) is skipped for the next one.
+        """
+        idx = np.asarray(index, dtype=np.intp)
+        scratch = np.zeros((self.num_tables, 4), np.float32)
+        while idx.size:
+            self._new_episodes(idx)
+            self._autoplay(scratch)
+            idx = idx[self.terminated[idx] | self.truncated[idx]]
+
+    def _new_episodes(self, idx: np.ndarray) -> None:
+        state = self.state
+        self.episode[idx] += 1
+        match_id = (self.table_key[idx] >> np.uint64(2)).astype(np.int64) + self.episode[idx]
+        self.engine.new_match(state, idx, match_id)
+        if self.config.episode == "hand" and self.config.hand_scores is not None:
+            state.scores[idx] = self._draw_scores(idx)
+        self.engine.deal(state, idx)
+        self.terminated[idx] = False
+        self.truncated[idx] = False
+        self.last_seat[idx] = -1
+        self.num_decisions[idx] = 0
+
+    def _draw_scores(self, idx: np.ndarray) -> np.ndarray:
+        """(n, 4) int32 pre-hand scores from `config.hand_scores`, redrawn while a team has won."""
+        dist = self.config.hand_scores
+        assert dist is not None
+        key = mix64(self.table_key[idx] ^ mix64(self.episode[idx].astype(np.uint64) ^ _SCORE_SALT))
+        span = np.uint64(dist.high - dist.low + 1)
+        scores = np.zeros((idx.size, 4), np.int32)
+        todo = np.arange(idx.size)
+        base_target = self.config.rules.target
+        for attempt in range(_SCORE_ATTEMPTS):
+            words = mix64((key[todo] + np.uint64(attempt))[:, None] ^ _SEAT_SALTS)
+            draw = (words % span).astype(np.int32) + np.int32(dist.low)
+            winner, target = self.engine.end_of_game(draw, np.full(todo.size, base_target))
+            ok = (winner < 0) & (target == base_target)
+            scores[todo[ok]] = draw[ok]
+            todo = todo[~ok]
+            if not todo.size:
+                break
+        zero = _unit(mix64(key ^ _ZERO_SALT)) < dist.zero_prob
+        scores[zero] = 0  # and rows never drawn in time stay 0
+        return scores
+
+    # -- acting -----------------------------------------------------------------------------
+    def act(
+        self, actions: np.ndarray, active: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply the learner's actions (B,) at the `active` (B,) bool tables; others ignore theirs.
+
+        Then opponents play until the learner is to act again or the episode ends. Returns
+        (seat_rewards (B, 4) float32 earned during the call, actor (B,) int8 seat that acted
+        or -1, illegal (B,) bool actions replaced under illegal_action="penalize").
+        """
+        state = self.state
+        cfg = self.config
+        seat_rewards = np.zeros((self.num_tables, 4), np.float32)
+        actor = np.where(active, state.to_play, -1).astype(np.int8)
+        actions = np.where(active, actions, -1)
+        illegal = np.zeros(self.num_tables, bool)
+        if cfg.illegal_action == "penalize":
+            illegal = active & ~self._is_legal(actions)
+            if illegal.any():
+                t = np.flatnonzero(illegal)
+                actions[t] = self._random_legal(t)
+                seats = actor[t].astype(np.intp)
+                seat_rewards[t, seats] += cfg.illegal_penalty
+                if cfg.team_reward:
+                    seat_rewards[t, _PARTNER[seats]] += cfg.illegal_penalty
+        self._step_where(actions, active)
+        self.last_seat[active] = actor[active]
+        self.num_decisions += active
+        self._finish_hands(np.flatnonzero(active & (state.phase >= _HAND_OVER)), seat_rewards)
+        self._autoplay(seat_rewards)
+        return seat_rewards, actor, illegal
+
+    def learner_reward(self, seat_rewards: np.ndarray, actor: np.ndarray) -> np.ndarray:
+        """(B,) float32 reward of the learner: the acting seat's in self-play, else the held
+        seat's, or the partnership's (its two seats' points added, unless already a team reward)."""
+        seats = self.config.learner_seats
+        if self.config.self_play:
+            reward = seat_rewards[self.rows, np.maximum(actor, 0)]
+            return np.where(actor >= 0, reward, np.float32(0))
+        if len(seats) == 1 or self.config.team_reward:
+            return seat_rewards[:, seats[0]].copy()
+        return seat_rewards[:, seats[0]] + seat_rewards[:, seats[1]]
+
+    def _is_legal(self, actions: np.ndarray) -> np.ndarray:
+        legal, playing = self.engine.legal_sets(self.state)
+        local = actions - np.where(playing, 0, NUM_CARDS)
+        in_range = (local >= 0) & (local < 64)
+        bit = np.left_shift(_ONE, np.where(in_range, local, 0).astype(np.uint64))
+        return in_range & ((legal & bit) != 0)
+
+    def _random_legal(self, t: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action at each table `t`, from a counter-based hash."""
+        legal, playing = self.engine.legal_sets(self.state)
+        legal, playing = legal[t], playing[t]
+        key = mix64(self.table_key[t] ^ mix64(self.episode[t].astype(np.uint64) ^ _ILLEGAL_SALT))
+        word = mix64(key + self.num_decisions[t].astype(np.uint64))
+        k = (_unit(word) * np.bitwise_count(legal)).astype(np.int64)
+        return select_bit(legal, k) + np.where(playing, 0, NUM_CARDS)
+
+    def _step_where(self, actions: np.ndarray, active: np.ndarray) -> None:
+        """Engine step at the `active` tables only; other tables with a decision are frozen."""
+        self.engine.step(self.state, actions, active=active)
+
+    def _autoplay(self, seat_rewards: np.ndarray) -> None:
+        """Opponent agents decide until every table has the learner to act or is over."""
+        state = self.state
+        if not self.agents:
+            return
+        while True:
+            pending = (state.phase <= _PLAY) & ~self._learner_decides[
+                state.phase, state.to_play + 1
+            ]
+            if not pending.any():
+                return
+            mask = self.engine.legal_mask(state)
+            actions = np.full(self.num_tables, -1, np.int64)
+            for seat, agent in self.agents.items():
+                idx = np.flatnonzero(pending & (state.to_play == seat))
+                if idx.size:
+                    view = seat_view(self.engine, state, idx, seat=seat, legal_mask=mask)
+                    actions[idx] = agent.act(view)
+            try:
+                self._step_where(actions, pending)
+            except IllegalActionError as e:
+                specs = ", ".join(f"seat {s}: {self.config.opponents[s]!r}" for s in self.agents)
+                raise IllegalActionError(f"an opponent agent ({specs}) chose badly: {e}") from e
+            self._finish_hands(np.flatnonzero(pending & (state.phase >= _HAND_OVER)), seat_rewards)
+
+    def _finish_hands(self, t: np.ndarray, seat_rewards: np.ndarray) -> None:
+        """Reward the hands that just ended at tables `t`; end episodes or deal the next hand."""
+        if not t.size:
+            return
+        state, cfg = self.state, self.config
+        if cfg.reward == "match_result":
+            winner = state.winner[t].astype(np.int64)[:, None]
+            side = np.where(np.arange(4) % 2 == winner, 1.0, -1.0)
+            seat_rewards[t] += np.where(winner >= 0, side, 0.0).astype(np.float32)
+        else:
+            points = state.hand_points[t].astype(np.float32)
+            if cfg.reward == "team_points":
+                points = points + points[:, _PARTNER]
+            seat_rewards[t] += points
+        if cfg.episode == "hand":
+            self.terminated[t] = True
+            return
+        won = state.phase[t] == _MATCH_OVER
+        self.terminated[t[won]] = True
+        rest = t[~won]
+        limit = state.hand_index[rest] >= cfg.max_hands
+        self.truncated[rest[limit]] = True
+        if not limit.all():
+            self.engine.deal(state, rest[~limit])
+
+    # -- observing --------------------------------------------------------------------------
+    @property
+    def over(self) -> np.ndarray:
+        """(B,) bool: the table's episode has ended (terminated or truncated)."""
+        return self.terminated | self.truncated
+
+    def obs_seats(self) -> np.ndarray:
+        """(B,) int8 seat each observation is for: the seat to act, or after an episode ended,
+        the seat of the learner's last decision."""
+        return np.where(self.over, self.last_seat, self.state.to_play).astype(np.int8)
+
+    def observe(
+        self,
+        seats: np.ndarray | None = None,
+        index: np.ndarray | None = None,
+        out: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Observations of `seats` (default `obs_seats()`) at tables `index` (default all).
+
+        Returns (observation (K, OBS_SIZE) float32 or int8 (``config.observation_dtype``),
+        written into `out` if given, and
+        action_mask (K, 66) int8, new); the mask is all 0 where that seat has no decision.
+        """
+        if seats is None:
+            seats = self.obs_seats()
+            if index is not None:
+                seats = seats[index]
+        mask = self.engine.legal_mask(self.state)
+        view = seat_view(self.engine, self.state, index, seat=seats, legal_mask=mask)
+        obs = encode_observation(view, out, dtype=self.config.observation_dtype)
+        return obs, view.legal_mask.view(np.int8)

@@ -1,0 +1,286 @@
+"""`FourHundredVectorEnv`: B tables of 400 as one natively batched Gymnasium ``VectorEnv``.
+
+No per-table Python objects and no ``SyncVectorEnv``: one engine state of B tables, one
+observation encoder call per step. By default all four seats act through it (self-play):
+
+- ``observation["observation"]`` (B, 588) float32 is what the seat to act may know (see
+  :mod:`fourhundred_env.observation`; ``observation_dtype="int8"`` gives the raw-integer
+  encoding), ``observation["action_mask"]`` (B, 66) int8 its legal actions;
+  ``info["seat"]`` (B,) int8 says which seat that is.
+- ``actions`` (B,) ints are the action ids of :mod:`fourhundred_env.cards`.
+- ``reward`` (B,) float32 is the reward of the seat that acted at this step. Every seat's
+  reward is in ``info["seat_rewards"]`` (B, 4) float32 (absolute seats) at every step, so a
+  trainer can credit each seat's decisions: in self-play a hand ends on one seat's card, but
+  all four seats are scored then.
+- ``terminated``: the episode (one hand, or a match) ended; ``truncated``: a match reached
+  ``max_hands`` hands. After an episode ends, the observation is the final position seen by
+  the seat that made the last decision (its action mask all 0). With ``episode="hand"``,
+  ``info["thrown_in"]`` (B,) bool marks episodes that ended with the hand thrown in (a redeal
+  request, or bids short of the required total: every seat scores 0).
+
+In a match episode a hand's end is not a step of its own: the step that ends a hand scores
+it (``seat_rewards``) and returns the next hand's first decision.
+
+With ``learner_seats`` one seat or one partnership, the other seats are played by agents
+(``opponents``) inside `step`: observations are only ever for the learner's seats, and the
+reward is the learner's (its seat's; a partnership's is its team's). See `EnvConfig`.
+
+Autoreset (``metadata["autoreset_mode"]``, chosen with ``autoreset_mode=``):
+
+- ``NEXT_STEP`` (default, as Gymnasium's): the step after an episode ended starts the next
+  one at that table; that table's action is ignored, its reward is 0, terminated and
+  truncated are False, and the observation is the new episode's first.
+- ``SAME_STEP``: the step that ends an episode also starts the next; the observation and
+  ``info["seat"]`` are the new episode's, the ended episode's last observation is in
+  ``info["final_obs"]`` (a dict of (B, ...) arrays, rows valid where ``info["_final_obs"]``)
+  and its seat in ``info["final_info"]["seat"]``.
+- ``DISABLED``: a finished table stays finished; stepping it raises, and
+  ``reset(options={"reset_mask": mask})`` restarts the tables where mask (B,) bool is True.
+
+Seeding: ``reset(seed=s)`` gives table ``i`` the stream of seed ``s + i``; a later
+``reset()`` without a seed continues with new deals. See :mod:`fourhundred_env.envs.driver`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
+from fourhundred_env.engine import select_bit
+from fourhundred_env.envs.config import EnvConfig
+from fourhundred_env.envs.driver import TableDriver
+from fourhundred_env.errors import FourHundredError, IllegalActionError
+from fourhundred_env.observation import OBS_HIGH, OBS_HIGH_INT8, OBS_LOW, OBS_LOW_INT8, OBS_SIZE
+
+ObsDict = dict[str, np.ndarray]
+
+
+def single_observation_space(dtype: str = "float32") -> spaces.Dict:
+    """``Dict(observation=Box(OBS_SIZE,) float32 (or int8), action_mask=Box(66,) int8 0/1)``."""
+    if dtype == "int8":
+        box = spaces.Box(OBS_LOW_INT8, OBS_HIGH_INT8, (OBS_SIZE,), np.int8)
+    else:
+        box = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+    return spaces.Dict(
+        {"observation": box, "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
+    )
+
+
+_CARD_BITS = np.uint64((1 << NUM_CARDS) - 1)
+
+
+def sample_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) int64: a uniformly random legal action per row of a (B, 66) int8/bool mask.
+
+    As ``Discrete.sample(mask=...)`` row by row (0 for a row with no legal action), but
+    batched through bitmasks: what a random policy or an exploration step wants at B = 4096.
+    """
+    mask = np.asarray(action_mask)
+    if mask.dtype == np.int8:  # 0/1 entries: packbits is faster on the same bytes as bool
+        mask = mask.view(bool)
+    b = mask.shape[0]
+    packed = np.zeros((b, 16), np.uint8)
+    packed[:, :9] = np.packbits(mask, axis=1, bitorder="little")
+    words = packed.view("<u8")
+    low, high = words[:, 0], words[:, 1]
+    # A decision is a bid (actions 52-65) or a card (0-51), never both: one 64-bit set each.
+    bids = (low >> np.uint64(NUM_CARDS)) | (high << np.uint64(64 - NUM_CARDS))
+    bidding = bids != 0
+    legal = np.where(bidding, bids, low & _CARD_BITS)
+    count = np.bitwise_count(legal)
+    k = (rng.random(b) * count).astype(np.int64)
+    action = select_bit(legal, k) + np.where(bidding, NUM_CARDS, 0)
+    return np.where(count > 0, action, 0)
+
+
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    if isinstance(mode, AutoresetMode):
+        return mode
+    for m in AutoresetMode:
+        if str(mode).lower().replace("_", "") in (m.value.lower(), m.name.lower().replace("_", "")):
+            return m
+    raise FourHundredError(
+        f"autoreset_mode={mode!r}: expected one of {[m.name for m in AutoresetMode]}"
+    )
+
+
+class FourHundredVectorEnv(VectorEnv):
+    """B tables of 400, natively batched. See the module docstring for the whole contract.
+
+    Args: `num_envs` tables; `autoreset_mode`; `render_mode` None or "ansi" (one text per
+    table); `copy` (as ``SyncVectorEnv``'s: False writes ``observation["observation"]`` into
+    one buffer that every reset and step overwrite: faster, for callers that copy it away at
+    once); `config` (an :class:`EnvConfig`) and/or its fields as keywords.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": ["ansi"],
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
+        copy: bool = True,
+        config: EnvConfig | None = None,
+        **options: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise FourHundredError(f"num_envs={num_envs!r}: expected a positive integer")
+        if render_mode not in (None, "ansi"):
+            raise FourHundredError(f"render_mode={render_mode!r}: expected None or 'ansi'")
+        self.config = EnvConfig.build(config, **options)
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.driver = TableDriver(self.num_envs, self.config)
+        self.single_observation_space = single_observation_space(self.config.observation_dtype)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, bool)
+        self._started = False
+        self.copy = bool(copy)
+        dtype = np.dtype(self.config.observation_dtype)
+        self._obs_buffer = None if self.copy else np.zeros((self.num_envs, OBS_SIZE), dtype)
+
+    # -- Gymnasium API ----------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsDict, dict[str, Any]]:
+        """Start an episode at every table (or, with ``options["reset_mask"]``, at some).
+
+        `seed` an int (table i gets seed + i) or None (continue with new deals). Other
+        `options` keys are ignored. Returns (observations, info with "seat" (B,) int8 and
+        "seat_rewards" (B, 4) zeros).
+        """
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise FourHundredError(
+                    f"options['reset_mask'] has shape {mask.shape} and dtype {mask.dtype}: "
+                    f"expected ({self.num_envs},) bool"
+                )
+            if not self._started or seed is not None:
+                raise FourHundredError(
+                    "reset with a reset_mask restarts some tables of a seeded batch: call a "
+                    "full reset(seed=...) first, and give no seed with the mask"
+                )
+            index = np.flatnonzero(mask)
+        else:
+            index = np.arange(self.num_envs)
+        super().reset(seed=seed)
+        driver = self.driver
+        if seed is not None:
+            driver.seed(seed)
+        elif driver.base_seed is None:
+            driver.seed(int(self.np_random.integers(2**63)))
+        driver.start(index)
+        self._autoreset[index] = False
+        self._started = True
+        obs = self._observe()
+        info = {
+            "seat": driver.obs_seats(),
+            "seat_rewards": np.zeros((self.num_envs, 4), np.float32),
+        }
+        return obs, info
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[ObsDict, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision at every table: actions (B,) ints. See the module docstring."""
+        if not self._started:
+            raise FourHundredError("step() before reset(): call reset() first")
+        actions = self._check_actions(actions)
+        driver = self.driver
+        mode = self.autoreset_mode
+        if mode is AutoresetMode.NEXT_STEP:
+            restart = self._autoreset
+            active = ~restart
+        else:
+            active = np.ones(self.num_envs, bool)
+            if mode is AutoresetMode.DISABLED and driver.over.any():
+                t = np.flatnonzero(driver.over)
+                raise IllegalActionError(
+                    f"tables {t[:8].tolist()}{'...' if t.size > 8 else ''}: the episode is over "
+                    "(autoreset disabled): reset them with reset(options={'reset_mask': mask})"
+                )
+        seat_rewards, actor, illegal = driver.act(actions, active)
+        reward = driver.learner_reward(seat_rewards, actor)
+        terminated = driver.terminated & active  # not the tables restarted at this step
+        truncated = driver.truncated & active
+        info: dict[str, Any] = {"seat_rewards": seat_rewards}
+        if self.config.illegal_action == "penalize":
+            info["illegal_action"] = illegal
+        if self.config.episode == "hand":
+            info["thrown_in"] = terminated & driver.state.thrown_in
+        if mode is AutoresetMode.NEXT_STEP:
+            if restart.any():
+                driver.start(np.flatnonzero(restart))
+            self._autoreset = terminated | truncated
+        elif mode is AutoresetMode.SAME_STEP:
+            ended = terminated | truncated
+            if ended.any():
+                t = np.flatnonzero(ended)
+                final_seats = driver.obs_seats()
+                final_obs = {
+                    "observation": np.zeros(
+                        (self.num_envs, OBS_SIZE), self.config.observation_dtype
+                    ),
+                    "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), np.int8),
+                }
+                obs_t, mask_t = driver.observe(final_seats[t], t)
+                final_obs["observation"][t] = obs_t
+                final_obs["action_mask"][t] = mask_t
+                info["final_obs"] = final_obs
+                info["_final_obs"] = ended
+                info["final_info"] = {"seat": final_seats, "_seat": ended.copy()}
+                info["_final_info"] = ended.copy()
+                driver.start(t)
+        info["seat"] = driver.obs_seats()
+        return self._observe(), reward, terminated, truncated, info
+
+    def render(self) -> tuple[str, ...] | None:
+        """With render_mode "ansi": one text per table (its seat to act's hand shown)."""
+        if self.render_mode is None:
+            return None
+        from fourhundred_env.envs.text import table_text
+
+        seats = self.driver.obs_seats()
+        return tuple(
+            table_text(self.driver.engine, self.driver.state, i, int(seats[i]))
+            for i in range(self.num_envs)
+        )
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the environment holds only numpy arrays."""
+
+    # -- helpers ----------------------------------------------------------------------------
+    @property
+    def match_ids(self) -> np.ndarray:
+        """(B,) int64 match id of each table's episode: its deals are the engine's
+        ``deal_sets(0, match_id, hand_index)``; ``Table(seed=0, match_index=id)`` replays them."""
+        return self.driver.state.match_id.copy()
+
+    def _observe(self) -> ObsDict:
+        obs, mask = self.driver.observe(out=self._obs_buffer)
+        return {"observation": obs, "action_mask": mask}
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions have shape {a.shape} and dtype {a.dtype}: expected ({self.num_envs},) "
+                f"integers, one action id 0-{NUM_ACTIONS - 1} per table"
+            )
+        return a.astype(np.int64)
