@@ -134,23 +134,23 @@ _HAND_SALT = np.uint64(0x8CB92BA72F3D8DD7)
 _CARD_STEPS = (np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN)[None, :]
 
 
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, elementwise on a uint64 array (wraps modulo 2**64)."""
-    z = x + _GOLDEN
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser, elementwise on uint64 (wraps modulo 2**64): a counter-based hash."""
+    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
     z = (z ^ (z >> _U64(30))) * _M1
     z = (z ^ (z >> _U64(27))) * _M2
     return z ^ (z >> _U64(31))
 
 
 def _match_keys(seed: int, match_id: np.ndarray) -> np.ndarray:
-    seed_key = _mix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
-    return _mix64(seed_key ^ np.asarray(match_id).astype(np.uint64))
+    seed_key = mix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    return mix64(seed_key ^ np.asarray(match_id).astype(np.uint64))
 
 
 def first_dealers(seed: int, match_id: np.ndarray) -> np.ndarray:
     """First dealer of each match, drawn from (seed, match_id): shape like match_id, int8."""
     keys = _match_keys(seed, np.atleast_1d(match_id))
-    return (_mix64(keys ^ _DEALER_SALT) % _U64(4)).astype(np.int8)
+    return (mix64(keys ^ _DEALER_SALT) % _U64(4)).astype(np.int8)
 
 
 def deal_sets(seed: int, match_id: np.ndarray, hand_index: np.ndarray) -> np.ndarray:
@@ -160,8 +160,8 @@ def deal_sets(seed: int, match_id: np.ndarray, hand_index: np.ndarray) -> np.nda
     """
     match_id = np.atleast_1d(match_id)
     hand_index = np.atleast_1d(hand_index)
-    key = _mix64(_match_keys(seed, match_id) ^ (hand_index.astype(np.uint64) * _HAND_SALT))
-    noise = _mix64(key[:, None] + _CARD_STEPS)  # (n, 52)
+    key = mix64(_match_keys(seed, match_id) ^ (hand_index.astype(np.uint64) * _HAND_SALT))
+    noise = mix64(key[:, None] + _CARD_STEPS)  # (n, 52)
     order = np.argsort(noise, axis=1, kind="stable").astype(np.uint64)  # random permutation
     bits = (_ONE << order).reshape(-1, 4, 13)
     return np.bitwise_or.reduce(bits, axis=2)
@@ -441,20 +441,27 @@ class Engine:
         return np.where(n > 0, action, -1)
 
     # -- stepping -------------------------------------------------------------------------------
-    def step(self, state: State, actions: np.ndarray, validate: bool = True) -> None:
+    def step(
+        self,
+        state: State,
+        actions: np.ndarray,
+        validate: bool = True,
+        active: np.ndarray | None = None,
+    ) -> None:
         """Apply one action per table (B,) int; tables with no pending decision ignore theirs.
 
         With `validate`, an illegal action raises IllegalActionError naming the table, seat,
-        action and the legal actions, before anything changes.
+        action and the legal actions, before anything changes. With `active` (B,) bool, the
+        tables where it is False are left as they are and their actions ignored.
         """
         actions = np.asarray(actions, dtype=np.int64).reshape(-1)
         if actions.shape[0] != state.batch_size:
             raise IllegalActionError(
                 f"got {actions.shape[0]} actions for {state.batch_size} tables: expected one per table"
             )
-        phase = state.phase
+        phase = state.phase if active is None else np.where(active, state.phase, _HAND_OVER)
         if validate:
-            self._validate(state, actions)
+            self._validate(state, actions, phase)
         bidding = (phase == _BID).nonzero()[0]
         playing = (phase == _PLAY).nonzero()[0]
         if bidding.size:
@@ -462,11 +469,11 @@ class Engine:
         if playing.size:
             self._apply_cards(state, playing, actions[playing])
 
-    def _validate(self, state: State, actions: np.ndarray) -> None:
+    def _validate(self, state: State, actions: np.ndarray, phase: np.ndarray) -> None:
         legal, playing = self.legal_sets(state)
         # phase-local bit of each action; anything out of range maps to bit 63, never legal
         local = np.minimum((actions - np.where(playing, 0, NUM_CARDS)).astype(np.uint64), _U64(63))
-        bad = (state.phase <= _PLAY) & (((legal >> local) & _ONE) == 0)
+        bad = (phase <= _PLAY) & (((legal >> local) & _ONE) == 0)
         if np.count_nonzero(bad):
             t = int(np.argmax(bad))
             mask = self.legal_mask(state.select(t))[0]

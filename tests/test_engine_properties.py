@@ -228,3 +228,22 @@ def test_step_refuses_every_illegal_action_and_changes_nothing() -> None:
             assert state.equals(before)
     with pytest.raises(IllegalActionError, match="got 3 actions for 4 tables"):
         engine.step(state, np.zeros(3, int))
+
+
+def test_step_with_an_active_mask_leaves_the_other_tables_alone() -> None:
+    engine = Engine(Rules())
+    rng = np.random.default_rng(4)
+    state = engine.init(6, seed=4)
+    engine.deal(state)
+    for _ in range(10):
+        engine.step(state, engine.random_actions(state, rng, max_bid=4))
+    active = np.array([True, False, True, False, True, True])
+    actions = engine.random_actions(state, rng, max_bid=4)
+    full, masked = state.copy(), state.copy()
+    engine.step(full, actions)
+    bad = actions.copy()
+    bad[~active] = 999  # ignored where inactive: not even validated
+    engine.step(masked, bad, active=active)
+    for t in range(6):
+        expected = full if active[t] else state
+        assert masked.select(t).equals(expected.select(t))

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from fourhundred_env.engine import _mix64
+from fourhundred_env.engine import mix64
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
@@ -44,7 +44,7 @@ def derive_seed(*parts: int) -> int:
     """A 63-bit seed from integers (counter-based: no hidden state)."""
     key = np.array([0x2545F4914F6CDD1D], dtype=np.uint64)
     for p in parts:
-        key = _mix64(key ^ np.array([p & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+        key = mix64(key ^ np.array([p & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
     return int(key[0] >> np.uint64(1))
 
 
