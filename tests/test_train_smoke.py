@@ -93,3 +93,13 @@ def test_cli_trains_evaluates_by_tournament_and_resumes(tmp_path: Path, capsys) 
     assert main(["train", "--resume", str(run), "total_decisions=6144"]) == 0
     assert "6 updates" in capsys.readouterr().out
     assert main(["train", "--resume", str(tmp_path / "nope")]) == 2
+
+
+def test_bidder_comparison_is_paired_on_the_same_hands() -> None:
+    from train.evaluate import compare_bidders
+
+    same = compare_bidders("heuristic", "heuristic", tables=64, rounds=2, seed=3)
+    assert same["difference"] == 0.0 and same["changed_bids_share"] == 0.0
+    worse = compare_bidders("minbid", "heuristic", tables=256, rounds=2, seed=3)
+    assert worse["difference_high"] < 0  # always bidding the minimum loses points
+    assert worse["hands"] == 512
