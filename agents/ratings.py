@@ -30,7 +30,8 @@ def wilson_interval(score: float, n: float, z: float = Z95) -> tuple[float, floa
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval always holds p; rounding would otherwise leave 0 or 1 just outside it
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def fit_bradley_terry(

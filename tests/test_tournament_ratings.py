@@ -94,3 +94,11 @@ def test_bootstrap_resamples_whole_duplicate_matches() -> None:
     lo, hi = np.percentile(gaps, [2.5, 97.5])
     assert lo < point[0] - point[1] < hi
     assert hi - lo > 0.2  # real spread
+
+
+@pytest.mark.parametrize(("score", "n"), [(0, 1200), (1200, 1200), (0, 400), (400, 400), (3, 7)])
+def test_wilson_interval_always_holds_the_rate(score: int, n: int) -> None:
+    """A perfect or null record: the bound is exactly the rate, never rounded past it."""
+    low, high = wilson_interval(score, n)
+    assert low <= score / n <= high
+    assert (low == 0.0) if score == 0 else (high == 1.0) if score == n else low < score / n < high
