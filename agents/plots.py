@@ -117,7 +117,8 @@ def bids_and_tricks(db: ResultsDB, cfg: TournamentConfig) -> dict[str, np.ndarra
 
 
 # -- drawing helpers ---------------------------------------------------------------------------
-def _new_figure(width: float, height: float) -> Any:
+def new_figure(width: float, height: float) -> Any:
+    """A matplotlib Figure drawn by Agg (no pyplot state), constrained layout, 110 dpi."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -151,7 +152,7 @@ def figure_leaderboard(report: dict[str, Any]) -> Any:
     from matplotlib.transforms import blended_transform_factory
 
     rows = _ranked(report)
-    fig = _new_figure(8.5, 1.6 + 0.55 * max(len(rows), 1))
+    fig = new_figure(8.5, 1.6 + 0.55 * max(len(rows), 1))
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     rate = np.array([100 * r["win_rate"] for r in rows])
@@ -196,7 +197,7 @@ def figure_pairwise(report: dict[str, Any]) -> Any:
             if (a, b) in cell:
                 values[i, j] = 100 * cell[(a, b)][0]
     size = 2.2 + 1.35 * n
-    fig = _new_figure(size + 1.6, size)
+    fig = new_figure(size + 1.6, size)
     ax = fig.add_subplot()
     cmap = colormaps["RdBu"].with_extremes(bad="0.88")
     image = ax.imshow(values, cmap=cmap, vmin=0, vmax=100, aspect="equal")
@@ -233,7 +234,7 @@ def figure_ratings(report: dict[str, Any]) -> Any:
     from matplotlib.transforms import blended_transform_factory
 
     rows = [r for r in _ranked(report) if r["elo"] == r["elo"]]
-    fig = _new_figure(8.5, 1.6 + 0.55 * max(len(rows), 1))
+    fig = new_figure(8.5, 1.6 + 0.55 * max(len(rows), 1))
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     elo = np.array([r["elo"] for r in rows])
@@ -285,7 +286,7 @@ def figure_bid_vs_tricks(data: dict[str, np.ndarray], order: Sequence[str] | Non
     bids = np.arange(max(every[:, 0].min(), 1), every[:, 0].max() + 1)
     tricks = np.arange(0, max(every[:, 1].max(), bids.max()) + 1)
     rows, cols = _grid(len(agents))
-    fig = _new_figure(2.2 + 2.9 * cols, 1.3 + 3.3 * rows)
+    fig = new_figure(2.2 + 2.9 * cols, 1.3 + 3.3 * rows)
     axes = np.atleast_1d(fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)).ravel()
     norm = LogNorm(vmin=0.1, vmax=100)
     image = None
@@ -333,7 +334,7 @@ def figure_bid_margin(data: dict[str, np.ndarray], order: Sequence[str] | None =
     every = np.concatenate(list(margins.values()))
     lo, hi = int(max(every.min(), -8)), int(min(every.max(), 10))
     x = np.arange(lo, hi + 1)
-    fig = _new_figure(max(8.0, 0.55 * len(x) + 2.5), 5.0)
+    fig = new_figure(max(8.0, 0.55 * len(x) + 2.5), 5.0)
     ax = fig.add_subplot()
     width = 0.8 / len(agents)
     colors = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -396,7 +397,7 @@ def figure_score_trajectories(
 
     target = cfg.effective_rules.target
     rows, cols = _grid(len(games), 2)
-    fig = _new_figure(6.2 * cols, 1.4 + 3.6 * rows)
+    fig = new_figure(6.2 * cols, 1.4 + 3.6 * rows)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     for ax, key in zip(axes, games, strict=False):
         hands = db.query(
@@ -459,7 +460,7 @@ def figure_score_trajectories(
 
 
 def _empty(title: str, message: str) -> Any:
-    fig = _new_figure(6.0, 2.5)
+    fig = new_figure(6.0, 2.5)
     ax = fig.add_subplot()
     ax.set_axis_off()
     ax.text(0.5, 0.5, message, ha="center", va="center", color="0.4", fontsize=11)

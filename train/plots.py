@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.plots import new_figure, save_figure
 from fourhundred_env.errors import FourHundredError
 
 WIN_RATE = "eval/win_rate"
@@ -192,15 +193,6 @@ class _Axis:
         ax.grid(True, alpha=0.3, linewidth=0.6)
 
 
-def _new_figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)  # rendered by Agg whatever pyplot's backend is
-    return fig
-
-
 def _curve(
     ax: Any, axis: _Axis, run: Run, tag: str, color: str, weight: float, scale: float = 1.0
 ) -> bool:
@@ -276,7 +268,7 @@ def figure_win_rate(runs: Sequence[Run], smoothing: float | None = None) -> Any 
 
     axis = _Axis(runs)
     weight = _weight(runs, WIN_RATE, smoothing)
-    fig = _new_figure(8.0, 5.2)
+    fig = new_figure(8.0, 5.2)
     ax = fig.add_subplot()
     for i, run in enumerate(runs):
         if not run.has(WIN_RATE):
@@ -326,7 +318,7 @@ def figure_points_per_hand(runs: Sequence[Run], smoothing: float | None = None) 
         return None
     axis = _Axis(runs)
     weight = _weight(runs, tag, smoothing)
-    fig = _new_figure(8.0, 4.8)
+    fig = new_figure(8.0, 4.8)
     ax = fig.add_subplot()
     for i, run in enumerate(runs):
         _curve(ax, axis, run, tag, COLORS[i % len(COLORS)], weight)
@@ -347,7 +339,7 @@ def figure_bidding(runs: Sequence[Run], smoothing: float | None = None) -> Any |
     if not any(r.has(tag) for r in runs for tag, _, _ in panels):
         return None
     axis = _Axis(runs)
-    fig = _new_figure(11.0, 4.6)
+    fig = new_figure(11.0, 4.6)
     axes = fig.subplots(1, 2, sharex=True)
     notes = []
     for ax, (tag, title, ylabel) in zip(axes, panels, strict=True):
@@ -374,7 +366,7 @@ def figure_losses(runs: Sequence[Run], smoothing: float | None = None) -> Any | 
     if not any(r.has(tag) for r in runs for tag, _, _ in LOSS_PANELS):
         return None
     axis = _Axis(runs)
-    fig = _new_figure(13.0, 7.6)
+    fig = new_figure(13.0, 7.6)
     axes = fig.subplots(2, 3, sharex=True)
     weights = []
     for ax, (tag, title, ylabel) in zip(axes.flat, LOSS_PANELS, strict=True):
@@ -412,14 +404,6 @@ TRAINING_FIGURES = {
     "bid_success.png": figure_bidding,
     "losses.png": figure_losses,
 }
-
-
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write `fig` as PNG (Agg renderer) and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=110)
-    return path
 
 
 def write_training_plots(
