@@ -103,3 +103,18 @@ def test_bidder_comparison_is_paired_on_the_same_hands() -> None:
     worse = compare_bidders("minbid", "heuristic", tables=256, rounds=2, seed=3)
     assert worse["difference_high"] < 0  # always bidding the minimum loses points
     assert worse["hands"] == 512
+
+
+def test_evaluate_run_logs_eval_scalars_of_every_snapshot(tmp_path: Path, capsys) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from fourhundred_env.cli import main
+
+    config = load_config("configs/tiny.yaml", ["eval_every=0"])
+    Trainer(config, tmp_path / "run").train(progress=False)
+    assert main(["evaluate-run", str(tmp_path / "run"), "--matches", "2"]) == 0
+    assert "update     4: win rate" in capsys.readouterr().out
+    events = EventAccumulator(str(tmp_path / "run"))
+    events.Reload()
+    assert [e.step for e in events.Scalars("eval/win_rate")] == [2, 4]
+    assert main(["evaluate-run", str(tmp_path / "nothing")]) == 2
