@@ -90,7 +90,8 @@ def _run(rules: Rules, batch: int, steps: int, seed: int, max_bid: int | None) -
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_engine_matches_oracle(name: str) -> None:
-    hands = _run(PROFILES[name], batch=64, steps=700, seed=hash(name) % 1000, max_bid=5)
+    seed = sorted(PROFILES).index(name)  # fixed per profile (str hash() varies per process)
+    hands = _run(PROFILES[name], batch=64, steps=700, seed=seed, max_bid=5)
     assert hands >= 500  # thousands over all profiles
 
 
