@@ -407,11 +407,6 @@ class Engine:
         legal = np.where(playing, cards, bids) if num_playing else bids
         return legal, playing
 
-    def legal_card_set(self, state: State) -> np.ndarray:
-        """(B,) uint64: cards the seat to play may play (0 where the table is not in PLAY)."""
-        legal, playing = self.legal_sets(state)
-        return np.where(playing, legal, _ZERO)
-
     def legal_mask(self, state: State) -> np.ndarray:
         """(B, 66) bool legal-action mask; all False only where no decision is pending."""
         legal, playing = self.legal_sets(state)

@@ -181,8 +181,10 @@ def test_select_bit_both_paths_agree() -> None:
 
 
 def test_engine_import_loads_neither_torch_nor_gymnasium() -> None:
+    """The rules core and the observation encoder are numpy only."""
     code = (
-        "import sys, fourhundred_env, fourhundred_env.engine, fourhundred_env.table;"
+        "import sys, fourhundred_env, fourhundred_env.engine, fourhundred_env.table,"
+        " fourhundred_env.observation;"
         "bad = [m for m in ('torch', 'gymnasium', 'pettingzoo') if m in sys.modules];"
         "assert not bad, bad"
     )
