@@ -60,6 +60,14 @@ class TrainConfig:
     """Agent spec of the scripted opponents (and of play in bidding mode)."""
     play_policy: str = "heuristic"
     """Bidding mode: agent spec that plays the cards and makes the other seats' bids."""
+    teacher: str | None = None
+    """Kickstarting (Schmitt et al. 2018): an agent spec whose action at every learner decision
+    is a second, cross-entropy target beside PPO's (None: pure PPO). The teacher only labels
+    the learner's own states; it never acts."""
+    kickstart_coef: float = 0.0
+    """Weight of the teacher's cross-entropy at the start of the run."""
+    kickstart_decisions: int = 0
+    """The weight falls linearly to 0 over this many learner decisions (0: stays constant)."""
     snapshot_every: int = 10
     """Updates between frozen snapshots added to the opponent pool."""
     pool_size: int = 8
@@ -137,6 +145,13 @@ class TrainConfig:
                      "update_epochs", "hidden", "layers", "torch_threads", "pool_size"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        if self.kickstart_coef < 0 or self.kickstart_decisions < 0:
+            raise ConfigError(
+                f"kickstart_coef={self.kickstart_coef}, kickstart_decisions="
+                f"{self.kickstart_decisions}: expected values >= 0"
+            )
+        if self.kickstart_coef > 0 and self.teacher is None:
+            raise ConfigError(f"kickstart_coef={self.kickstart_coef} needs a teacher agent spec")
         if self.num_tables < 4:
             raise ConfigError(f"num_tables={self.num_tables}: expected at least 4")
 

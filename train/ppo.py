@@ -73,6 +73,7 @@ class Rollout:
     done: np.ndarray  # (T, B) bool: an episode ended at this step
     thrown_in: np.ndarray  # (T, B) bool
     learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
+    teacher: np.ndarray | None = None  # (T, B) int64: the teacher's action (kickstarting)
 
 
 class Trainer:
@@ -93,6 +94,11 @@ class Trainer:
         self.decisions = 0
         self.pool: list[str] = []
         self.history: list[dict[str, float]] = []
+        self.teacher = None
+        if config.teacher is not None:
+            from agents.registry import make_agent
+
+            self.teacher = make_agent(config.teacher, rules=self.rules, seed=config.seed)
         if resume:
             self._load(self.ckpt_dir / "latest.pt")
         else:
@@ -168,6 +174,7 @@ class Trainer:
             done=np.empty((t_steps, b), bool),
             thrown_in=np.empty((t_steps, b), bool),
             learner=learner,
+            teacher=np.empty((t_steps, b), np.int64) if self.teacher is not None else None,
         )
         for t in range(t_steps):
             for g in groups:
@@ -175,6 +182,8 @@ class Trainer:
                 r.obs[t, rows] = g.obs["observation"]
                 r.mask[t, rows] = g.obs["action_mask"]
                 r.seat[t, rows] = g.seat
+                if r.teacher is not None:
+                    r.teacher[t, rows] = self._teach(g)
             with torch.no_grad():
                 logits, value = self.net(torch.from_numpy(r.obs[t]))
                 logp_all = torch.log_softmax(masked_logits(logits, torch.from_numpy(r.mask[t])), -1)
@@ -192,6 +201,22 @@ class Trainer:
         for g in groups:
             g.env.close()
         return r
+
+    def _teach(self, g: Group) -> np.ndarray:
+        """The teacher's action at each table of a group, from the acting seat's own view."""
+        from fourhundred_env.view import seat_view
+
+        driver = g.env.driver
+        return self.teacher.act(seat_view(driver.engine, driver.state))
+
+    def kickstart_weight(self) -> float:
+        """The teacher's cross-entropy weight at the current point of the run."""
+        c = self.config
+        if self.teacher is None or c.kickstart_coef == 0:
+            return 0.0
+        if c.kickstart_decisions == 0:
+            return c.kickstart_coef
+        return c.kickstart_coef * max(0.0, 1.0 - self.decisions / c.kickstart_decisions)
 
     # -- advantages ---------------------------------------------------------------------------
     def advantages(self, r: Rollout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,6 +261,8 @@ class Trainer:
         old_values = r.value.reshape(-1)[idx]
         advantages = torch.from_numpy(adv.reshape(-1)[idx])
         rets = torch.from_numpy(returns.reshape(-1)[idx])
+        kick = self.kickstart_weight()
+        teacher = torch.from_numpy(r.teacher.reshape(-1)[idx]) if kick > 0 else None
         if c.anneal_lr:
             frac = 1.0 - self.update / self.num_updates
             self.optimizer.param_groups[0]["lr"] = c.learning_rate * max(frac, 0.0)
@@ -245,7 +272,7 @@ class Trainer:
             return {"charts/samples": float(n)}
         mb = max(2, n // c.num_minibatches)  # every minibatch full-size: no 1-sample std
         stats: dict[str, list[float]] = {
-            k: [] for k in ("policy", "value", "entropy", "kl", "clip")
+            k: [] for k in ("policy", "value", "entropy", "kl", "clip", "teacher", "agree")
         }
         for _ in range(c.update_epochs):
             order = rng.permutation(n)
@@ -265,6 +292,11 @@ class Trainer:
                 ).mean()
                 v_loss = 0.5 * ((value - rets[j]) ** 2).mean()
                 loss = pg - c.ent_coef * entropy + c.vf_coef * v_loss
+                if teacher is not None:
+                    teacher_ce = -logp_all.gather(1, teacher[j, None]).clamp_min(-1e4).mean()
+                    loss = loss + kick * teacher_ce
+                    stats["teacher"].append(float(teacher_ce.detach()))
+                    stats["agree"].append(float((logp_all.argmax(-1) == teacher[j]).float().mean()))
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
@@ -283,7 +315,7 @@ class Trainer:
             if var == 0
             else 1 - float(np.var(returns.reshape(-1)[idx] - old_values)) / var
         )
-        return {
+        out = {
             "losses/policy_loss": float(np.mean(stats["policy"])),
             "losses/value_loss": float(np.mean(stats["value"])),
             "losses/entropy": float(np.mean(stats["entropy"])),
@@ -293,6 +325,11 @@ class Trainer:
             "charts/learning_rate": float(self.optimizer.param_groups[0]["lr"]),
             "charts/samples": float(n),
         }
+        if stats["teacher"]:
+            out["losses/teacher_cross_entropy"] = float(np.mean(stats["teacher"]))
+            out["charts/teacher_agreement"] = float(np.mean(stats["agree"]))
+            out["charts/kickstart_weight"] = kick
+        return out
 
     # -- rollout statistics -----------------------------------------------------------------
     @staticmethod
