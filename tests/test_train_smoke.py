@@ -142,3 +142,36 @@ def test_kickstarting_labels_the_learners_states_with_legal_teacher_actions(
     agreement = [h["charts/teacher_agreement"] for h in history]
     assert np.mean(agreement[-4:]) > np.mean(agreement[:2]) + 0.05
     assert trainer.kickstart_weight() == 0.0  # fell linearly to zero at 8192 decisions
+
+
+def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) -> None:
+    """The critic's extra input is the other three hands, seat-relative; the policy
+    checkpoint holds no critic; a run resumes bit for bit, and only with its own kind."""
+    from train.ppo import _other_hands
+
+    engine = Engine()
+    state = engine.init(32, seed=5)
+    engine.deal(state)
+    seat = state.to_play.copy()
+    others = _other_hands(state, seat)
+    rows = np.arange(32)
+    for rel in range(1, 4):  # right, partner, left: the encoder's rel_seat order
+        np.testing.assert_array_equal(others[:, rel - 1], state.hand_set[rows, (seat + rel) % 4])
+    assert not (others & state.hand_set[rows, seat][:, None]).any()
+
+    config = load_config(None, [*TINY, "oracle_critic=true", "total_decisions=3072"])
+    straight = Trainer(config, tmp_path / "a")
+    rollout = straight.collect()
+    assert rollout.hidden.shape == (*rollout.action.shape, 3)
+    straight.train(progress=False)
+    policy = torch.load(tmp_path / "a" / "policy.pt", weights_only=True)
+    assert not any(k.startswith("body") for k in policy["state_dict"])
+    crashed = Trainer(config, tmp_path / "b")
+    crashed.train(progress=False, stop_at=1)
+    resumed = Trainer(config, tmp_path / "b", resume=True)
+    resumed.train(progress=False)
+    for a, b in zip(straight.params, resumed.params, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    plain = load_config(None, [*TINY, "total_decisions=3072"])
+    with pytest.raises(CheckpointError, match="oracle_critic=True: expected oracle_critic=False"):
+        Trainer(plain, tmp_path / "b", resume=True)

@@ -68,6 +68,9 @@ class TrainConfig:
     """Weight of the teacher's cross-entropy at the start of the run."""
     kickstart_decisions: int = 0
     """The weight falls linearly to 0 over this many learner decisions (0: stays constant)."""
+    oracle_critic: bool = False
+    """Advantages from a separate critic that also sees the other hands (training only; the
+    policy still reads its own observation): the deal's luck drops out of the advantages."""
     snapshot_every: int = 10
     """Updates between frozen snapshots added to the opponent pool."""
     pool_size: int = 8

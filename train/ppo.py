@@ -35,7 +35,7 @@ from fourhundred_env.envs.vector import FourHundredVectorEnv
 from fourhundred_env.rules import Rules
 from train.checkpoint import CheckpointError, atomic_save, read_checkpoint, save_policy
 from train.config import TrainConfig, save_config
-from train.network import NetConfig, PolicyValueNet, masked_logits
+from train.network import HIDDEN_HANDS, NetConfig, OracleCritic, PolicyValueNet, masked_logits
 
 _PARTNER = np.array([2, 3, 0, 1])
 
@@ -74,6 +74,7 @@ class Rollout:
     thrown_in: np.ndarray  # (T, B) bool
     learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
     teacher: np.ndarray | None = None  # (T, B) int64: the teacher's action (kickstarting)
+    hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands, for the oracle critic
 
 
 class Trainer:
@@ -88,8 +89,14 @@ class Trainer:
         self.rules = Rules.preset(config.rules)
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(derive_seed(config.seed, 0))
-        self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
+        net_config = NetConfig(hidden=config.hidden, layers=config.layers)
+        self.net = PolicyValueNet(net_config)
+        self.critic = OracleCritic(net_config) if config.oracle_critic else None
+        params = list(self.net.parameters())
+        if self.critic is not None:
+            params += list(self.critic.parameters())
+        self.params = params
+        self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
         self.update = 0
         self.decisions = 0
         self.pool: list[str] = []
@@ -175,6 +182,7 @@ class Trainer:
             thrown_in=np.empty((t_steps, b), bool),
             learner=learner,
             teacher=np.empty((t_steps, b), np.int64) if self.teacher is not None else None,
+            hidden=np.empty((t_steps, b, 3), np.uint64) if self.critic is not None else None,
         )
         for t in range(t_steps):
             for g in groups:
@@ -184,8 +192,12 @@ class Trainer:
                 r.seat[t, rows] = g.seat
                 if r.teacher is not None:
                     r.teacher[t, rows] = self._teach(g)
+                if r.hidden is not None:
+                    r.hidden[t, rows] = _other_hands(g.env.driver.state, g.seat)
             with torch.no_grad():
                 logits, value = self.net(torch.from_numpy(r.obs[t]))
+                if r.hidden is not None:
+                    value = self.critic(torch.from_numpy(r.obs[t]), _unpack(r.hidden[t]))
                 logp_all = torch.log_softmax(masked_logits(logits, torch.from_numpy(r.mask[t])), -1)
                 action = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
             r.action[t] = action.numpy()
@@ -261,6 +273,7 @@ class Trainer:
         old_values = r.value.reshape(-1)[idx]
         advantages = torch.from_numpy(adv.reshape(-1)[idx])
         rets = torch.from_numpy(returns.reshape(-1)[idx])
+        hidden = _unpack(r.hidden.reshape(-1, 3)[idx]) if r.hidden is not None else None
         kick = self.kickstart_weight()
         teacher = torch.from_numpy(r.teacher.reshape(-1)[idx]) if kick > 0 else None
         if c.anneal_lr:
@@ -291,6 +304,8 @@ class Trainer:
                     -a * ratio, -a * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)
                 ).mean()
                 v_loss = 0.5 * ((value - rets[j]) ** 2).mean()
+                if hidden is not None:  # the oracle critic's loss; the net's own head learns too
+                    v_loss = v_loss + 0.5 * ((self.critic(obs[j], hidden[j]) - rets[j]) ** 2).mean()
                 loss = pg - c.ent_coef * entropy + c.vf_coef * v_loss
                 if teacher is not None:
                     teacher_ce = -logp_all.gather(1, teacher[j, None]).clamp_min(-1e4).mean()
@@ -299,7 +314,7 @@ class Trainer:
                     stats["agree"].append(float((logp_all.argmax(-1) == teacher[j]).float().mean()))
                 self.optimizer.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(self.params, c.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
                     stats["kl"].append(float(((ratio - 1) - log_ratio).mean()))
@@ -366,6 +381,7 @@ class Trainer:
                 "update": self.update,
                 "decisions": self.decisions,
                 "pool": list(self.pool),
+                "critic": None if self.critic is None else self.critic.state_dict(),
                 "config": self.config.to_dict(),
             },
             self.ckpt_dir / "latest.pt",
@@ -382,6 +398,13 @@ class Trainer:
         if data.get("format") != "fourhundred-train-v1":
             raise CheckpointError(f"{str(path)!r} is a policy, not a training checkpoint to resume")
         self.net.load_state_dict(data["policy"]["state_dict"])
+        if (data.get("critic") is None) != (self.critic is None):
+            raise CheckpointError(
+                f"{str(path)!r} was trained with oracle_critic={data.get('critic') is not None}: "
+                f"expected oracle_critic={self.critic is not None} as in this config"
+            )
+        if self.critic is not None:
+            self.critic.load_state_dict(data["critic"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.update = int(data["update"])
         self.decisions = int(data["decisions"])
@@ -441,6 +464,21 @@ class Trainer:
         bar.close()
         self.writer.close()
         return self.history
+
+
+def _other_hands(state, seat: np.ndarray) -> np.ndarray:
+    """(B, 3) uint64: the hands of the right, partner and left seats of `seat` at each table
+    (seats relative as in the observation encoder)."""
+    rel = (seat.astype(np.intp)[:, None] + np.arange(1, 4)[None, :]) % 4
+    return np.take_along_axis(state.hand_set, rel, axis=1)
+
+
+def _unpack(sets: np.ndarray) -> torch.Tensor:
+    """(N, 3) uint64 card sets -> (N, HIDDEN_HANDS) float32 bits."""
+    from fourhundred_env.engine import unpack_sets
+
+    bits = unpack_sets(np.ascontiguousarray(sets), 52).reshape(len(sets), HIDDEN_HANDS)
+    return torch.from_numpy(bits.astype(np.float32))
 
 
 def _markdown_table(values: dict[str, Any]) -> str:
