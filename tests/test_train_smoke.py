@@ -175,3 +175,23 @@ def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) 
     plain = load_config(None, [*TINY, "total_decisions=3072"])
     with pytest.raises(CheckpointError, match="oracle_critic=True: expected oracle_critic=False"):
         Trainer(plain, tmp_path / "b", resume=True)
+
+
+def test_match_bonus_goes_to_the_partnership_whose_hand_wins_the_match(tmp_path: Path) -> None:
+    """Checked hand by hand against the scalar rules (rules.end_of_game) on the new scores."""
+    from fourhundred_env.rules import end_of_game
+
+    config = load_config(None, [*TINY, "match_bonus=40", "rollout_steps=128"])
+    trainer = Trainer(config, tmp_path / "m")
+    r = trainer.collect()
+    bonus = trainer.match_bonuses(r)
+    ended = np.argwhere(r.done & ~r.thrown_in)
+    wins = 0
+    for t, b in ended:
+        scores = r.scores_before[t, b] + r.seat_rewards[t, b].astype(np.int32)
+        winner, _ = end_of_game([int(s) for s in scores], int(r.target[t, b]), Rules())
+        expected = np.zeros(4) if winner is None else np.where(np.arange(4) % 2 == winner, 40, -40)
+        np.testing.assert_array_equal(bonus[t, b], expected)
+        wins += winner is not None
+    assert wins > 0 and len(ended) > wins  # some hands end the match, most do not
+    assert not bonus[~(r.done & ~r.thrown_in)].any()

@@ -38,6 +38,10 @@ class TrainConfig:
     """Rules preset ("wiki" or "pagat")."""
     reward: Literal["team_points", "hand_points"] = "team_points"
     """Reward per hand: the seat's team's points (partners share) or the seat's own."""
+    match_bonus: float = 0.0
+    """Points (before reward_scale) given to both seats of the partnership whose hand wins
+    the match, and taken from both losers: training hands start from drawn scores, so some
+    of them end the match, and the learner learns what winning is worth beyond points."""
     reward_scale: float = 0.05
     """Rewards are multiplied by this before learning (hand points reach +-80)."""
     hand_scores_low: int = -20
@@ -148,6 +152,8 @@ class TrainConfig:
                      "update_epochs", "hidden", "layers", "torch_threads", "pool_size"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        if self.match_bonus < 0:
+            raise ConfigError(f"match_bonus={self.match_bonus}: expected a value >= 0")
         if self.kickstart_coef < 0 or self.kickstart_decisions < 0:
             raise ConfigError(
                 f"kickstart_coef={self.kickstart_coef}, kickstart_decisions="

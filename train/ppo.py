@@ -75,6 +75,8 @@ class Rollout:
     learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
     teacher: np.ndarray | None = None  # (T, B) int64: the teacher's action (kickstarting)
     hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands, for the oracle critic
+    scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (match_bonus)
+    target: np.ndarray | None = None  # (T, B) int32: target in force (match_bonus)
 
 
 class Trainer:
@@ -184,6 +186,9 @@ class Trainer:
             teacher=np.empty((t_steps, b), np.int64) if self.teacher is not None else None,
             hidden=np.empty((t_steps, b, 3), np.uint64) if self.critic is not None else None,
         )
+        if c.match_bonus > 0:
+            r.scores_before = np.empty((t_steps, b, 4), np.int32)
+            r.target = np.empty((t_steps, b), np.int32)
         for t in range(t_steps):
             for g in groups:
                 rows = slice(g.offset, g.offset + g.size)
@@ -194,6 +199,9 @@ class Trainer:
                     r.teacher[t, rows] = self._teach(g)
                 if r.hidden is not None:
                     r.hidden[t, rows] = _other_hands(g.env.driver.state, g.seat)
+                if r.scores_before is not None:
+                    r.scores_before[t, rows] = g.env.driver.state.scores_before
+                    r.target[t, rows] = g.env.driver.state.target
             with torch.no_grad():
                 logits, value = self.net(torch.from_numpy(r.obs[t]))
                 if r.hidden is not None:
@@ -238,6 +246,8 @@ class Trainer:
         rewards = r.seat_rewards * np.float32(c.reward_scale)
         if c.reward == "team_points":
             rewards = rewards + rewards[:, :, _PARTNER]
+        if c.match_bonus > 0:
+            rewards = rewards + self.match_bonuses(r) * np.float32(c.reward_scale)
         rows = np.arange(b)
         next_value = np.zeros((b, 4), np.float32)
         next_adv = np.zeros((b, 4), np.float32)
@@ -260,6 +270,21 @@ class Trainer:
             next_adv[rows, s] = adv[t]
             pending[rows, s] = 0.0
         return adv, adv + r.value, valid
+
+    def match_bonuses(self, r: Rollout) -> np.ndarray:
+        """(T, B, 4) float32: +match_bonus to the seats whose played hand won the match,
+        -match_bonus to the losers, at the step the hand ended; 0 elsewhere."""
+        from fourhundred_env.engine import Engine
+
+        out = np.zeros(r.seat_rewards.shape, np.float32)
+        ended = r.done & ~r.thrown_in
+        if not ended.any():
+            return out
+        scores = r.scores_before[ended] + r.seat_rewards[ended].astype(np.int32)
+        winner, _ = Engine(self.rules).end_of_game(scores, r.target[ended])
+        side = np.where(np.arange(4)[None, :] % 2 == winner[:, None], 1.0, -1.0)
+        out[ended] = np.where(winner[:, None] >= 0, side, 0.0) * self.config.match_bonus
+        return out
 
     # -- learning -------------------------------------------------------------------------
     def learn(self, r: Rollout) -> dict[str, float]:
