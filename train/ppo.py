@@ -14,6 +14,19 @@ that seat receives (``info["seat_rewards"]``) until its next decision; GAE runs 
 (table, seat) stream. Hands still unfinished when the rollout ends are not learned from:
 every rollout starts fresh episodes from envs seeded by (seed, update), which is what makes
 ``--resume`` continue a run bit for bit.
+
+Three options serve the self-play run (configs/selfplay.yaml):
+
+- Kickstarting (`teacher`, `kickstart_coef`, `kickstart_decisions`; Schmitt et al. 2018): the
+  teacher agent labels every learner decision from that seat's own view, and its
+  cross-entropy joins the loss with a weight that falls linearly to zero. The policy reaches
+  the teacher's level in a few million decisions instead of learning 400 from random play.
+- Oracle critic (`oracle_critic`; PerfectDou, 2022): advantages come from a second value
+  network that also sees the other three hands, so where the hidden cards lie no longer
+  counts as the policy's doing. It exists only in training checkpoints; the policy reads
+  its own observation alone.
+- Match bonus (`match_bonus`): the partnership whose hand wins the match gains points, the
+  losers lose them, so a bid that wins the match is worth more than its points.
 """
 
 from __future__ import annotations
