@@ -92,6 +92,10 @@ def test_cli_trains_evaluates_by_tournament_and_resumes(tmp_path: Path, capsys) 
     assert (run / "eval" / "update_00004" / "results.sqlite").is_file()
     assert main(["train", "--resume", str(run), "total_decisions=6144"]) == 0
     assert "6 updates" in capsys.readouterr().out
+    # the override is now the run's config: a further resume keeps it, and has nothing to do
+    assert load_config(run / "config.yaml").total_decisions == 6144
+    assert main(["train", "--resume", str(run)]) == 0
+    assert "6 updates" in capsys.readouterr().out
     assert main(["train", "--resume", str(tmp_path / "nope")]) == 2
 
 

@@ -205,4 +205,8 @@ def load_config(
 
 
 def save_config(config: TrainConfig, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    """Write the resolved config as YAML, atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    tmp.replace(path)

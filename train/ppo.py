@@ -125,7 +125,8 @@ class Trainer:
             self._load(self.ckpt_dir / "latest.pt")
         else:
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            save_config(config, self.run_dir / "config.yaml")
+        # on resume too: overrides given then (a longer total_decisions) outlive the next resume
+        save_config(config, self.run_dir / "config.yaml")
         self.writer = SummaryWriter(
             str(self.run_dir), purge_step=self.update + 1 if resume else None
         )
