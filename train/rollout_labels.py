@@ -1,0 +1,78 @@
+"""Rollout values: one step of policy improvement over a base agent, for training only.
+
+At a decision (a bid or a card), every legal action is tried on a copy of the *true* table,
+and the rest of the hand (the other bids, then the play) is played out by the base agent at
+every seat, each seat acting from its own view (Tesauro and Galperin's rollout improvement).
+The value of an action is the acting seat's team's points in the hand (0 when thrown in). Only the position is sampled from the true deal: the play-out
+never uses hidden cards, so averaged over the deals consistent with what the seat has seen,
+the value is the base agent's Q-value in the game as played, and its maximiser is an
+improvement over the base agent (no "strategy fusion" as in PIMC, whose play-outs see all).
+
+The trainer computes values from the engine's state, like the oracle critic's input, and the
+policy learns from them through its own observation only: it is pushed along
+sum_a pi(a|obs) * (Q(a) - mean Q), whose expectation over the deals is the improvement step.
+Taking the argmax action as a label instead (a vote over deals) was measured worse: it taught
+cards that win in the most deals rather than the most points (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.view import seat_view
+
+NUM_ACTIONS = 66
+_DECIDING = (int(Phase.BID), int(Phase.PLAY))
+
+
+def concat_states(states: list[State]) -> State:
+    """One State holding the tables of `states` in order (all of one engine seed)."""
+    first = states[0]
+    return State(
+        **{
+            f.name: (
+                np.concatenate([getattr(s, f.name) for s in states])
+                if f.name != "seed"
+                else first.seed
+            )
+            for f in fields(first)
+        }
+    )
+
+
+def rollout_values(engine: Engine, state: State, base) -> np.ndarray:
+    """(K, 66) float32: the acting seat's team's points in the hand after each legal action
+    at the K tables of `state` (all at a bid or card decision), the base agent playing out
+    every seat; -inf for illegal actions. `state` is left unchanged."""
+    waiting = ~np.isin(state.phase, _DECIDING)
+    if waiting.any():
+        bad = np.flatnonzero(waiting)[:5].tolist()
+        raise ValueError(f"tables {bad} have no decision pending: expected a bid or a card to play")
+    legal = engine.legal_mask(state)
+    table, action = np.nonzero(legal)
+    branch = state.select(table)
+    engine.step(branch, action, validate=False)
+    while True:
+        live = np.isin(branch.phase, _DECIDING)
+        if not live.any():
+            break
+        rows = np.flatnonzero(live)
+        actions = np.zeros(branch.batch_size, np.int64)
+        actions[rows] = base.act(seat_view(engine, branch, index=rows))
+        engine.step(branch, actions, validate=False, active=live)
+    seat = state.to_play[table].astype(np.intp)
+    n = np.arange(table.size)
+    points = branch.hand_points[n, seat] + branch.hand_points[n, (seat + 2) % 4]
+    values = np.full(legal.shape, -np.inf, np.float32)
+    values[table, action] = points
+    return values
+
+
+def rollout_targets(engine: Engine, state: State, base) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 66) values (see rollout_values) and (K,) int64 the base agent's own action."""
+    values = rollout_values(engine, state, base)
+    own = np.asarray(base.act(seat_view(engine, state)), np.int64)
+    return values, own
