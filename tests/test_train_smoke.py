@@ -199,3 +199,32 @@ def test_match_bonus_goes_to_the_partnership_whose_hand_wins_the_match(tmp_path:
         wins += winner is not None
     assert wins > 0 and len(ended) > wins  # some hands end the match, most do not
     assert not bonus[~(r.done & ~r.thrown_in)].any()
+
+
+def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> None:
+    """A share of the learner's decisions get rollout values (finite exactly at the
+    legal actions), the policy's gain on them is logged, and a resumed run ends the same."""
+    with pytest.raises(ConfigError, match=r"rollout_share=0\.5 needs a teacher"):
+        load_config(None, [*TINY, "rollout_share=0.5"])
+    with pytest.raises(ConfigError, match=r"rollout_share=1\.5"):
+        load_config(None, [*TINY, "teacher=heuristic-v1", "rollout_share=1.5"])
+    config = load_config(None, [*TINY, "teacher=heuristic-v1", "rollout_share=0.5"])
+    trainer = Trainer(config, tmp_path / "a")
+    rollout = trainer.collect()
+    labelled = rollout.rollout_row >= 0
+    assert labelled.any() and (~labelled).any()
+    q = rollout.rollout_q[rollout.rollout_row[labelled]]
+    np.testing.assert_array_equal(np.isfinite(q), rollout.mask[labelled])
+    assert (rollout.mask[labelled].sum(1) > 1).all()  # only decisions with a choice
+    assert (rollout.mask[labelled][:, 52:].any(1)).any()  # bids too
+    learner = rollout.learner[np.arange(rollout.seat.shape[1])[None, :], rollout.seat]
+    assert learner[labelled].all()  # only the learner's own decisions
+    history = trainer.train(progress=False)
+    assert all("losses/rollout_policy_gain" in h for h in history)
+
+    crashed = Trainer(config, tmp_path / "b")
+    crashed.train(progress=False, stop_at=2)
+    resumed = Trainer(config, tmp_path / "b", resume=True)
+    resumed.train(progress=False)
+    for a, b in zip(_params(trainer.net), _params(resumed.net), strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -72,6 +72,15 @@ class TrainConfig:
     """Weight of the teacher's cross-entropy at the start of the run."""
     kickstart_decisions: int = 0
     """The weight falls linearly to 0 over this many learner decisions (0: stays constant)."""
+    rollout_share: float = 0.0
+    """Share of the learner's decisions (bids and cards, where there is a choice) valued by
+    rollouts: each legal action is played out to the end of the hand on the true table by the
+    teacher at every seat (each from its own view), and the policy is pushed towards the
+    actions worth most to its team (train/rollout_labels.py: one step of policy improvement over the teacher).
+    0: no rollouts."""
+    rollout_coef: float = 1.0
+    """Weight of the rollout term, sum over actions of pi(a) * (value - mean value) in
+    reward_scale units, against PPO's loss (constant over the run)."""
     oracle_critic: bool = False
     """Advantages from a separate critic that also sees the other hands (training only; the
     policy still reads its own observation): the deal's luck drops out of the advantages."""
@@ -161,6 +170,15 @@ class TrainConfig:
             )
         if self.kickstart_coef > 0 and self.teacher is None:
             raise ConfigError(f"kickstart_coef={self.kickstart_coef} needs a teacher agent spec")
+        if not 0.0 <= self.rollout_share <= 1.0 or self.rollout_coef < 0:
+            raise ConfigError(
+                f"rollout_share={self.rollout_share}, rollout_coef={self.rollout_coef}: "
+                "expected a share from 0 to 1 and a weight >= 0"
+            )
+        if self.rollout_share > 0 and self.teacher is None:
+            raise ConfigError(
+                f"rollout_share={self.rollout_share} needs a teacher agent spec to play the rollouts"
+            )
         if self.num_tables < 4:
             raise ConfigError(f"num_tables={self.num_tables}: expected at least 4")
 
