@@ -76,8 +76,8 @@ class TrainConfig:
     """Share of the learner's decisions (bids and cards, where there is a choice) valued by
     rollouts: each legal action is played out to the end of the hand on the true table by the
     teacher at every seat (each from its own view), and the policy is pushed towards the
-    actions worth most to its team (train/rollout_values.py: one step of policy improvement over the teacher).
-    0: no rollouts."""
+    actions worth most to its team (agents/rollout.py: one step of policy improvement over
+    the teacher). 0: no rollouts."""
     rollout_coef: float = 1.0
     """Weight of the rollout term, sum over actions of pi(a) * (value - mean value) in
     reward_scale units, against PPO's loss (constant over the run)."""

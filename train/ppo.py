@@ -27,7 +27,7 @@ Four options serve the self-play run (configs/selfplay.yaml):
   its own observation alone.
 - Match bonus (`match_bonus`): the partnership whose hand wins the match gains points, the
   losers lose them, so a bid that wins the match is worth more than its points.
-- Rollout values (`rollout_share`, `rollout_coef`; train/rollout_values.py): at a share of
+- Rollout values (`rollout_share`, `rollout_coef`; agents/rollout.py): at a share of
   the learner's decisions every legal bid or card is played out to the end of the hand by
   the teacher, and an all-actions policy-gradient term moves the policy towards the actions
   worth most: one step of policy improvement over the teacher, with far less noise than a
@@ -54,7 +54,7 @@ from fourhundred_env.rules import Rules
 from train.checkpoint import CheckpointError, atomic_save, read_checkpoint, save_policy
 from train.config import TrainConfig, save_config
 from train.network import HIDDEN_HANDS, NetConfig, OracleCritic, PolicyValueNet, masked_logits
-from train.rollout_values import concat_states, rollout_targets
+from agents.rollout import concat_states, rollout_targets
 
 _PARTNER = np.array([2, 3, 0, 1])
 
@@ -259,7 +259,7 @@ class Trainer:
         return r
 
     def _label(self, r: Rollout, engine, to_label: list) -> None:
-        """Fill r.rollout_* with rollout values (train/rollout_values.py) at the chosen steps."""
+        """Fill r.rollout_* with rollout values (agents/rollout.py) at the chosen steps."""
         r.rollout_row = np.full(r.action.shape, -1, np.int64)
         if not to_label:
             r.rollout_q = np.zeros((0, 66), np.float32)

@@ -1,4 +1,4 @@
-"""Rollout values (train/rollout_values.py): each legal card played out on the true table by
+"""Rollout values (agents/rollout.py): each legal card played out on the true table by
 the base agent, checked table by table against a plain one-table-at-a-time loop."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from agents import make_agent
 from fourhundred_env import Engine, Rules
 from fourhundred_env.engine import Phase
 from fourhundred_env.view import seat_view
-from train.rollout_values import concat_states, rollout_targets, rollout_values
+from agents.rollout import concat_states, rollout_targets, rollout_values
 
 
 def _mid_hand_states(engine: Engine, base, tables: int, seed: int):
