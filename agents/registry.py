@@ -63,7 +63,9 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    for module in ("agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural"):
+    for module in (
+        "agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural", "agents.pimc",
+    ):  # fmt: skip
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as e:
