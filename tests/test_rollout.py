@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.rollout import concat_states, rollout_targets, rollout_values
 from fourhundred_env import Engine, Rules
 from fourhundred_env.engine import Phase
 from fourhundred_env.view import seat_view
-from agents.rollout import concat_states, rollout_targets, rollout_values
 
 
 def _mid_hand_states(engine: Engine, base, tables: int, seed: int):

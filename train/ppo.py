@@ -46,6 +46,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from agents.rollout import concat_states, rollout_targets
 from fourhundred_env.engine import State, mix64
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
@@ -54,7 +55,6 @@ from fourhundred_env.rules import Rules
 from train.checkpoint import CheckpointError, atomic_save, read_checkpoint, save_policy
 from train.config import TrainConfig, save_config
 from train.network import HIDDEN_HANDS, NetConfig, OracleCritic, PolicyValueNet, masked_logits
-from agents.rollout import concat_states, rollout_targets
 
 _PARTNER = np.array([2, 3, 0, 1])
 
