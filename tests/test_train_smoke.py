@@ -228,3 +228,12 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
     resumed.train(progress=False)
     for a, b in zip(_params(trainer.net), _params(resumed.net), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_bundled_training_configs_load() -> None:
+    root = Path(__file__).resolve().parents[1] / "configs"
+    names = sorted(p.name for p in root.glob("*.yaml") if not p.name.startswith("tournament"))
+    assert {"selfplay.yaml", "selfplay_rollout.yaml", "bidding.yaml", "tiny.yaml"} <= set(names)
+    for name in names:
+        config = load_config(root / name)
+        assert config.name == name.removesuffix(".yaml")
