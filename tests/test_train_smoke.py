@@ -233,7 +233,7 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
 def test_bundled_training_configs_load() -> None:
     root = Path(__file__).resolve().parents[1] / "configs"
     names = sorted(p.name for p in root.glob("*.yaml") if not p.name.startswith("tournament"))
-    assert {"selfplay.yaml", "selfplay_rollout.yaml", "bidding.yaml", "tiny.yaml"} <= set(names)
+    assert {"selfplay.yaml", "bidding.yaml", "tiny.yaml"} <= set(names)
     for name in names:
         config = load_config(root / name)
         assert config.name == name.removesuffix(".yaml")
