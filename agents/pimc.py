@@ -32,10 +32,6 @@ _ONE = np.uint64(1)
 _SUIT = np.arange(NUM_CARDS) // 13
 
 
-def _popcount(x: np.ndarray) -> np.ndarray:
-    return unpack_sets(np.ascontiguousarray(x).reshape(-1), NUM_CARDS).sum(-1).reshape(x.shape)
-
-
 def _deal(
     cards: np.ndarray, need: np.ndarray, void: np.ndarray, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -82,7 +78,7 @@ def determinize(
     played = view.played_set[rep]  # (n, 4)
     held = view.hand_set[rep]
     unseen = FULL_DECK & ~held & ~np.bitwise_or.reduce(played, axis=1)
-    need = 13 - _popcount(played)  # (n, 4) cards each seat holds
+    need = 13 - np.bitwise_count(played).astype(np.int64)  # (n, 4) cards each seat holds
     need[np.arange(n), seat] = 0
     void = (view.shown_void[rep][:, :, None] >> np.arange(4, dtype=np.uint8)) & 1  # (n, 4, 4)
     cards = unpack_sets(unseen, NUM_CARDS).astype(bool)  # (n, 52)
