@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,9 +98,7 @@ class Rollout:
     scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (match_bonus)
     target: np.ndarray | None = None  # (T, B) int32: target in force (match_bonus)
     rollout_row: np.ndarray | None = None  # (T, B) int64: row of rollout_q, -1 where none
-    rollout_q: np.ndarray | None = (
-        None  # (n, 66) float32: rollout value of each action, -inf illegal
-    )
+    rollout_q: np.ndarray | None = None  # (n, 66) float32: action values, -inf illegal
     rollout_own: np.ndarray | None = None  # (n,) int64: the teacher's own action
 
 
@@ -270,7 +269,7 @@ class Trainer:
         state = concat_states([s for _, _, s in to_label])
         values, own = [], []
         for start in range(0, len(tables), 4096):  # bounded memory: up to 14 branches each
-            part = state.select(np.arange(start, min(start + 4096, len(tables))))
+            part = state.select(slice(start, start + 4096))
             q, o = rollout_targets(engine, part, self.teacher)
             values.append(q)
             own.append(o)
@@ -358,7 +357,7 @@ class Trainer:
         kick = self.kickstart_weight()
         teacher = torch.from_numpy(r.teacher.reshape(-1)[idx]) if kick > 0 else None
         rollout_adv = None
-        if r.rollout_row is not None:  # per sample: card values minus their legal mean, or NaN
+        if r.rollout_row is not None:  # per sample: action values minus their legal mean, or NaN
             q = r.rollout_q
             legal = np.isfinite(q)
             centred = np.where(legal, q - np.where(legal, q, 0).sum(1, keepdims=True)
@@ -375,20 +374,7 @@ class Trainer:
         if n < 2 * c.num_minibatches:  # no finished hands to learn from (a tiny rollout)
             return {"charts/samples": float(n)}
         mb = max(2, n // c.num_minibatches)  # every minibatch full-size: no 1-sample std
-        stats: dict[str, list[float]] = {
-            k: []
-            for k in (
-                "policy",
-                "value",
-                "entropy",
-                "kl",
-                "clip",
-                "teacher",
-                "agree",
-                "rollout",
-                "ragree",
-            )
-        }
+        stats: dict[str, list[float]] = defaultdict(list)
         for _ in range(c.update_epochs):
             order = rng.permutation(n)
             for start in range(0, n - mb + 1, mb):  # the remainder (< mb samples) is skipped
@@ -421,15 +407,9 @@ class Trainer:
                         gain = (probs[has] * qa[has]).sum(-1).mean()
                         loss = loss - c.rollout_coef * gain
                         stats["rollout"].append(float(gain.detach()) / c.reward_scale)
-                        best = qa[has].argmax(-1)
-                        hit = qa[has].gather(1, logp_all[has].argmax(-1, keepdim=True))
-                        stats["ragree"].append(
-                            float(
-                                (hit.squeeze(1) >= qa[has].gather(1, best[:, None]).squeeze(1))
-                                .float()
-                                .mean()
-                            )
-                        )
+                        chosen = qa[has].gather(1, logp_all[has].argmax(-1, keepdim=True))
+                        best = chosen.squeeze(1) >= qa[has].max(-1).values
+                        stats["ragree"].append(float(best.float().mean()))
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.params, c.max_grad_norm)
