@@ -44,14 +44,36 @@ class NeuralAgent(Agent):
         self.name = f"neural:{path}"
         self._gen = torch.Generator(device=self.device).manual_seed(seed)
 
+    dtype = None  # the network's float type: float32 unless made by from_net
+
+    @classmethod
+    def from_net(cls, net, rules: Rules, dtype=None, name: str = "neural:<live>") -> NeuralAgent:
+        """A greedy agent on the CPU playing a copy of a network in memory (the trainer's
+        policy of the moment), in `dtype` (bfloat16 is several times faster on CPUs that
+        have it; the logits are compared in float32)."""
+        import copy
+
+        import torch
+
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, rules, 0)
+        agent.dtype = dtype or torch.float32
+        agent._torch, agent.device = torch, "cpu"
+        agent.net = copy.deepcopy(net).to(device="cpu", dtype=agent.dtype)
+        agent.trained_rules, agent.meta, agent.path = rules, {}, None
+        agent.sample, agent.name = False, name
+        agent._gen = torch.Generator().manual_seed(0)
+        return agent
+
     def _log_probs(self, view: SeatView):
         torch = self._torch
         from train.network import masked_logits
 
-        obs = torch.from_numpy(encode_observation(view)).to(self.device)
+        obs = torch.from_numpy(encode_observation(view)).to(self.device, self.dtype)
         mask = torch.from_numpy(view.legal_mask).to(self.device)
         with torch.no_grad():
             logits, _ = self.net(obs)
+            logits = logits.float()
             return torch.log_softmax(masked_logits(logits, mask), -1)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:

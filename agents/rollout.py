@@ -13,6 +13,11 @@ policy learns from them through its own observation only: it is pushed along
 sum_a pi(a|obs) * (Q(a) - mean Q), whose expectation over the deals is the improvement step.
 Taking the argmax action as a label instead (a vote over deals) was measured worse: it taught
 cards that win in the most deals rather than the most points (BENCHMARKS.md).
+
+With a `team` agent (the learner's own policy of the moment), the acting seat's partnership
+is played out by it and only the opponents by the base agent: the values are then the
+learner's own Q-values against the base agent, and the improvement step iterates (policy
+iteration) instead of stopping one step above the base agent.
 """
 
 from __future__ import annotations
@@ -43,10 +48,11 @@ def concat_states(states: list[State]) -> State:
     )
 
 
-def rollout_values(engine: Engine, state: State, base) -> np.ndarray:
+def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
     """(K, 66) float32: the acting seat's team's points in the hand after each legal action
     at the K tables of `state` (all at a bid or card decision), the base agent playing out
-    every seat; -inf for illegal actions. `state` is left unchanged."""
+    every seat, or only the opponents' seats when a `team` agent plays the acting seat's
+    partnership; -inf for illegal actions. `state` is left unchanged."""
     waiting = ~np.isin(state.phase, _DECIDING)
     if waiting.any():
         bad = np.flatnonzero(waiting)[:5].tolist()
@@ -54,16 +60,20 @@ def rollout_values(engine: Engine, state: State, base) -> np.ndarray:
     legal = engine.legal_mask(state)
     table, action = np.nonzero(legal)
     branch = state.select(table)
+    seat = state.to_play[table].astype(np.intp)
     engine.step(branch, action, validate=False)
     while True:
         live = np.isin(branch.phase, _DECIDING)
         if not live.any():
             break
-        rows = np.flatnonzero(live)
         actions = np.zeros(branch.batch_size, np.int64)
-        actions[rows] = base.act(seat_view(engine, branch, index=rows))
+        ours = (branch.to_play.astype(np.intp) - seat) % 2 == 0
+        pairs = ((base, live),) if team is None else ((base, live & ~ours), (team, live & ours))
+        for agent, sel in pairs:
+            rows = np.flatnonzero(sel)
+            if rows.size:
+                actions[rows] = agent.act(seat_view(engine, branch, index=rows))
         engine.step(branch, actions, validate=False, active=live)
-    seat = state.to_play[table].astype(np.intp)
     n = np.arange(table.size)
     points = branch.hand_points[n, seat] + branch.hand_points[n, (seat + 2) % 4]
     values = np.full(legal.shape, -np.inf, np.float32)
@@ -71,8 +81,8 @@ def rollout_values(engine: Engine, state: State, base) -> np.ndarray:
     return values
 
 
-def rollout_targets(engine: Engine, state: State, base) -> tuple[np.ndarray, np.ndarray]:
+def rollout_targets(engine: Engine, state: State, base, team=None) -> tuple[np.ndarray, np.ndarray]:
     """(K, 66) values (see rollout_values) and (K,) int64 the base agent's own action."""
-    values = rollout_values(engine, state, base)
+    values = rollout_values(engine, state, base, team)
     own = np.asarray(base.act(seat_view(engine, state)), np.int64)
     return values, own

@@ -32,13 +32,16 @@ def _mid_hand_states(engine: Engine, base, tables: int, seed: int):
     return state.select(np.flatnonzero(state.phase == Phase.PLAY))
 
 
-def _one_table_value(engine: Engine, state, card: int, base) -> int:
-    """The acting seat's team's hand points after `card` (or bid), played out on one table."""
+def _one_table_value(engine: Engine, state, card: int, base, team=None) -> int:
+    """The acting seat's team's hand points after `card` (or bid), played out on one table
+    (by `team` at the acting seat's partnership's seats, when given)."""
     table = state.copy()
     seat = int(table.to_play[0])
     engine.step(table, np.array([card]))
     while table.phase[0] in (Phase.BID, Phase.PLAY):
-        engine.step(table, base.act(seat_view(engine, table)))
+        ours = (int(table.to_play[0]) - seat) % 2 == 0
+        agent = team if team is not None and ours else base
+        engine.step(table, agent.act(seat_view(engine, table)))
     return int(table.hand_points[0, seat] + table.hand_points[0, (seat + 2) % 4])
 
 
@@ -89,6 +92,40 @@ def test_bids_are_valued_by_playing_out_the_whole_hand() -> None:
             assert values[i, action] == _one_table_value(
                 engine, state.select([i]), int(action), base
             )
+
+
+class _FirstLegal:
+    """A deterministic stand-in for the learner: the lowest legal action, from its own view."""
+
+    def act(self, view) -> np.ndarray:
+        return view.legal_mask.argmax(axis=1)
+
+
+@pytest.mark.parametrize("bids", [False, True])
+def test_a_team_agent_plays_the_acting_partnerships_seats_and_the_base_the_others(
+    bids: bool,
+) -> None:
+    """Policy iteration's play-outs: `team` acts for the acting seat and its partner, `base`
+    for the two opponents, each from its own view, checked table by table."""
+    rules = Rules()
+    engine = Engine(rules)
+    base = make_agent("heuristic-v1", rules, seed=0)
+    team = _FirstLegal()
+    if bids:
+        state = engine.init(6, seed=8)
+        engine.deal(state)
+    else:
+        state = _mid_hand_states(engine, base, 16, seed=21)
+    before = state.copy()
+    values = rollout_values(engine, state, base, team)
+    assert state.equals(before)
+    legal = engine.legal_mask(state)
+    np.testing.assert_array_equal(np.isfinite(values), legal)
+    for i in range(state.batch_size):
+        for action in np.flatnonzero(legal[i]):
+            one = state.select([i])
+            assert values[i, action] == _one_table_value(engine, one, int(action), base, team)
+    assert (values != rollout_values(engine, state, base))[legal].any()  # the team did play
 
 
 def test_tables_without_a_pending_decision_are_refused() -> None:

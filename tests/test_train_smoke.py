@@ -230,6 +230,67 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_live_agent_plays_a_copy_of_the_trainers_network() -> None:
+    """NeuralAgent.from_net: the same greedy actions as the network in float32, legal ones in
+    bfloat16, and a copy, so that learning goes on without changing the play-out policy."""
+    from agents.neural import NeuralAgent
+    from fourhundred_env.observation import encode_observation
+    from train.network import NetConfig, PolicyValueNet, masked_logits
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(NetConfig(hidden=32, layers=1))
+    engine = Engine()
+    state = engine.init(64, seed=2)
+    engine.deal(state)
+    view = seat_view(engine, state)
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(encode_observation(view)))
+        expected = masked_logits(logits, torch.from_numpy(view.legal_mask)).argmax(-1).numpy()
+    agent = NeuralAgent.from_net(net, Rules())
+    np.testing.assert_array_equal(agent.act(view), expected)
+    fast = NeuralAgent.from_net(net, Rules(), dtype=torch.bfloat16)
+    fast_actions = fast.act(view)
+    assert view.legal_mask[np.arange(64), fast_actions].all()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(1.0)  # the trainer learns on
+    np.testing.assert_array_equal(agent.act(view), expected)
+
+
+def test_policy_iteration_rollouts_are_played_by_the_learner_and_resume_exactly(
+    tmp_path: Path,
+) -> None:
+    """rollout_team_from: from that many decisions on, the learner's own network plays its
+    partnership in the rollouts (the values change), and a resumed run ends the same."""
+    base = [*TINY, "teacher=heuristic-v1", "rollout_share=0.5"]
+    for bad, expected in (
+        ("rollout_team_from=-1", "rollout_team_from=-1: expected a number of decisions"),
+        ("rollout_team_from=soon", "rollout_team_from='soon': expected"),
+        ("rollout_team_from=true", "rollout_team_from=True: expected"),
+        ("rollout_team_dtype=float16", "rollout_team_dtype='float16': expected 'bfloat16'"),
+    ):
+        with pytest.raises(ConfigError, match=expected):
+            load_config(None, [*base, bad])
+    teacher_only = Trainer(load_config(None, base), tmp_path / "t").collect()
+    for dtype in ("float32", "bfloat16"):
+        config = load_config(None, [*base, "rollout_team_from=0", f"rollout_team_dtype={dtype}"])
+        learner = Trainer(config, tmp_path / dtype).collect()
+        np.testing.assert_array_equal(learner.rollout_row, teacher_only.rollout_row)
+        q, q0 = learner.rollout_q, teacher_only.rollout_q
+        np.testing.assert_array_equal(np.isfinite(q), np.isfinite(q0))
+        assert (q != q0)[np.isfinite(q)].any()  # the learner played its own seats
+
+    config = load_config(None, [*base, "rollout_team_from=2048"])  # from the third update
+    straight = Trainer(config, tmp_path / "a")
+    straight.train(progress=False)
+    crashed = Trainer(config, tmp_path / "b")
+    crashed.train(progress=False, stop_at=3)
+    resumed = Trainer(config, tmp_path / "b", resume=True)
+    resumed.train(progress=False)
+    for a, b in zip(_params(straight.net), _params(resumed.net), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_bundled_training_configs_load() -> None:
     root = Path(__file__).resolve().parents[1] / "configs"
     names = sorted(p.name for p in root.glob("*.yaml") if not p.name.startswith("tournament"))

@@ -31,7 +31,9 @@ Four options serve the self-play run (configs/selfplay.yaml):
   the learner's decisions every legal bid or card is played out to the end of the hand by
   the teacher, and an all-actions policy-gradient term moves the policy towards the actions
   worth most: one step of policy improvement over the teacher, with far less noise than a
-  sampled return.
+  sampled return. With `rollout_team_from`, the learner's own policy later plays its
+  partnership's seats in the play-outs (the teacher the opponents'): each step then improves
+  on the learner itself, as policy iteration does.
 """
 
 from __future__ import annotations
@@ -268,9 +270,16 @@ class Trainer:
         tables = np.concatenate([rows for _, rows, _ in to_label])
         state = concat_states([s for _, _, s in to_label])
         values, own = [], []
+        team = None
+        start_team = self.config.rollout_team_from
+        if start_team is not None and self.decisions >= start_team:  # policy iteration
+            from agents.neural import NeuralAgent
+
+            dtype = getattr(torch, self.config.rollout_team_dtype)
+            team = NeuralAgent.from_net(self.net, self.rules, dtype=dtype)
         for start in range(0, len(tables), 4096):  # bounded memory: up to 14 branches each
             part = state.select(slice(start, start + 4096))
-            q, o = rollout_targets(engine, part, self.teacher)
+            q, o = rollout_targets(engine, part, self.teacher, team)
             values.append(q)
             own.append(o)
         r.rollout_row[steps, tables] = np.arange(len(tables))
