@@ -41,10 +41,9 @@ class NeuralAgent(Agent):
         self.net, self.trained_rules, self.meta = load_policy(path, rules=rules, device=self.device)
         self.path = path
         self.sample = sample
+        self.dtype = torch.float32  # the network's float type (from_net may choose another)
         self.name = f"neural:{path}"
         self._gen = torch.Generator(device=self.device).manual_seed(seed)
-
-    dtype = None  # the network's float type: float32 unless made by from_net
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None, name: str = "neural:<live>") -> NeuralAgent:
