@@ -24,8 +24,16 @@ TINY = [
 ]  # fmt: skip
 
 
-def _params(net) -> list[np.ndarray]:
-    return [p.detach().numpy().copy() for p in net.parameters()]
+def _assert_resume_is_exact(config, straight: Trainer, folder: Path, stop_at: int) -> None:
+    """A second run of `config` stopped after `stop_at` updates and resumed ends with the
+    uninterrupted run's weights (policy and critic), bit for bit."""
+    crashed = Trainer(config, folder)
+    crashed.train(progress=False, stop_at=stop_at)
+    resumed = Trainer(config, folder, resume=True)
+    assert resumed.update == stop_at
+    resumed.train(progress=False)
+    for a, b in zip(straight.params, resumed.params, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 def test_tiny_run_writes_events_and_a_loadable_checkpoint_and_resumes_exactly(
@@ -49,13 +57,7 @@ def test_tiny_run_writes_events_and_a_loadable_checkpoint_and_resumes_exactly(
     assert view.legal_mask[np.arange(8), actions].all()
 
     # crash after update 2, resume: the same weights as the run that never stopped
-    crashed = Trainer(config, tmp_path / "b")
-    crashed.train(progress=False, stop_at=2)
-    resumed = Trainer(config, tmp_path / "b", resume=True)
-    assert resumed.update == 2
-    resumed.train(progress=False)
-    for a, b in zip(_params(straight.net), _params(resumed.net), strict=True):
-        np.testing.assert_array_equal(a, b)
+    _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=2)
 
 
 def test_bad_configs_and_checkpoints_are_refused(tmp_path: Path) -> None:
@@ -170,12 +172,7 @@ def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) 
     straight.train(progress=False)
     policy = torch.load(tmp_path / "a" / "policy.pt", weights_only=True)
     assert not any(k.startswith("body") for k in policy["state_dict"])
-    crashed = Trainer(config, tmp_path / "b")
-    crashed.train(progress=False, stop_at=1)
-    resumed = Trainer(config, tmp_path / "b", resume=True)
-    resumed.train(progress=False)
-    for a, b in zip(straight.params, resumed.params, strict=True):
-        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=1)
     plain = load_config(None, [*TINY, "total_decisions=3072"])
     with pytest.raises(CheckpointError, match="oracle_critic=True: expected oracle_critic=False"):
         Trainer(plain, tmp_path / "b", resume=True)
@@ -222,12 +219,7 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
     history = trainer.train(progress=False)
     assert all("losses/rollout_policy_gain" in h for h in history)
 
-    crashed = Trainer(config, tmp_path / "b")
-    crashed.train(progress=False, stop_at=2)
-    resumed = Trainer(config, tmp_path / "b", resume=True)
-    resumed.train(progress=False)
-    for a, b in zip(_params(trainer.net), _params(resumed.net), strict=True):
-        np.testing.assert_array_equal(a, b)
+    _assert_resume_is_exact(config, trainer, tmp_path / "b", stop_at=2)
 
 
 def test_a_live_agent_plays_a_copy_of_the_trainers_network() -> None:
@@ -283,12 +275,7 @@ def test_policy_iteration_rollouts_are_played_by_the_learner_and_resume_exactly(
     config = load_config(None, [*base, "rollout_team_from=2048"])  # from the third update
     straight = Trainer(config, tmp_path / "a")
     straight.train(progress=False)
-    crashed = Trainer(config, tmp_path / "b")
-    crashed.train(progress=False, stop_at=3)
-    resumed = Trainer(config, tmp_path / "b", resume=True)
-    resumed.train(progress=False)
-    for a, b in zip(_params(straight.net), _params(resumed.net), strict=True):
-        np.testing.assert_array_equal(a, b)
+    _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=3)
 
 
 def test_bundled_training_configs_load() -> None:
