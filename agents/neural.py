@@ -30,39 +30,41 @@ class NeuralAgent(Agent):
         seed: int = 0,
         sample: bool = False,
         device: str | None = None,
+        *,
+        net=None,
+        dtype=None,
     ) -> None:
+        """Loads the checkpoint at `path`, or, given `net`, plays a copy of that network in
+        memory (see from_net) in `dtype` (float32 unless given)."""
         super().__init__(rules, seed)
         import torch
 
-        from train.checkpoint import load_policy
-
         self._torch = torch
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self.net, self.trained_rules, self.meta = load_policy(path, rules=rules, device=self.device)
+        self.dtype = dtype or torch.float32
+        if net is None:
+            from train.checkpoint import load_policy
+
+            self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+            self.net, self.trained_rules, self.meta = load_policy(
+                path, rules=rules, device=self.device
+            )
+        else:
+            import copy
+
+            self.device = device or "cpu"
+            self.net = copy.deepcopy(net).to(device=self.device, dtype=self.dtype)
+            self.trained_rules, self.meta = rules, {}
         self.path = path
         self.sample = sample
-        self.dtype = torch.float32  # the network's float type (from_net may choose another)
         self.name = f"neural:{path}"
         self._gen = torch.Generator(device=self.device).manual_seed(seed)
 
     @classmethod
-    def from_net(cls, net, rules: Rules, dtype=None, name: str = "neural:<live>") -> NeuralAgent:
+    def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
         """A greedy agent on the CPU playing a copy of a network in memory (the trainer's
         policy of the moment), in `dtype` (bfloat16 is several times faster on CPUs that
         have it; the logits are compared in float32)."""
-        import copy
-
-        import torch
-
-        agent = cls.__new__(cls)
-        Agent.__init__(agent, rules, 0)
-        agent.dtype = dtype or torch.float32
-        agent._torch, agent.device = torch, "cpu"
-        agent.net = copy.deepcopy(net).to(device="cpu", dtype=agent.dtype)
-        agent.trained_rules, agent.meta, agent.path = rules, {}, None
-        agent.sample, agent.name = False, name
-        agent._gen = torch.Generator().manual_seed(0)
-        return agent
+        return cls("<live>", rules, net=net, dtype=dtype)
 
     def _log_probs(self, view: SeatView):
         torch = self._torch
