@@ -24,9 +24,9 @@ TINY = [
 ]  # fmt: skip
 
 
-def _assert_resume_is_exact(config, straight: Trainer, folder: Path, stop_at: int) -> None:
+def _assert_resume_is_exact(config, straight: Trainer, folder: Path, stop_at: int) -> Trainer:
     """A second run of `config` stopped after `stop_at` updates and resumed ends with the
-    uninterrupted run's weights (policy and critic), bit for bit."""
+    uninterrupted run's weights (policy and critic), bit for bit; returns the resumed run."""
     crashed = Trainer(config, folder)
     crashed.train(progress=False, stop_at=stop_at)
     resumed = Trainer(config, folder, resume=True)
@@ -34,6 +34,7 @@ def _assert_resume_is_exact(config, straight: Trainer, folder: Path, stop_at: in
     resumed.train(progress=False)
     for a, b in zip(straight.params, resumed.params, strict=True):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    return resumed
 
 
 def test_tiny_run_writes_events_and_a_loadable_checkpoint_and_resumes_exactly(
@@ -276,6 +277,46 @@ def test_policy_iteration_rollouts_are_played_by_the_learner_and_resume_exactly(
     straight = Trainer(config, tmp_path / "a")
     straight.train(progress=False)
     _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=3)
+
+
+def test_weight_averaging_makes_policy_pt_the_mean_and_leaves_training_alone(
+    tmp_path: Path,
+) -> None:
+    """average_from: policy.pt is the uniform mean of the weights after every
+    average_every-th update from then on; the run itself (last weights, snapshots) is the
+    same as without it, and a resumed run ends with the same mean, bit for bit."""
+    for bad, expected in (
+        ("average_from=-1", "average_from=-1: expected a number of decisions >= 0"),
+        ("average_from=late", "average_from='late': expected"),
+        ("average_every=0", "average_every=0: expected a positive integer"),
+    ):
+        with pytest.raises(ConfigError, match=expected):
+            load_config(None, [*TINY, bad])
+    base = [*TINY, "snapshot_every=1", "total_decisions=5120"]  # 5 updates of 1024
+    plain = Trainer(load_config(None, base), tmp_path / "plain")
+    plain.train(progress=False)
+    config = load_config(None, [*base, "average_from=2048", "average_every=2"])
+    folder = tmp_path / "a"
+    straight = Trainer(config, folder)
+    history = straight.train(progress=False)
+    for a, b in zip(plain.params, straight.params, strict=True):  # training is untouched
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    assert [h.get("charts/averaged_policies") for h in history] == [None, 1.0, None, 2.0, None]
+
+    net, _, meta = load_policy(folder / "policy.pt")
+    assert meta["extra"]["averaged"] == 2 and meta["extra"]["update"] == 5
+    snaps = [load_policy(folder / "checkpoints" / f"policy_{u:05d}.pt")[0] for u in (2, 4)]
+    for name, value in net.state_dict().items():
+        mean = (snaps[0].state_dict()[name] + snaps[1].state_dict()[name]) / 2
+        np.testing.assert_allclose(value.numpy(), mean.numpy(), rtol=0, atol=1e-7)
+    last, _, _ = load_policy(folder / "checkpoints" / "latest.pt")  # resumes from the last
+    for a, b in zip(last.parameters(), plain.net.parameters(), strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+    resumed = _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=3)
+    assert resumed.averaged == 2
+    for a, b in zip(straight.average.parameters(), resumed.average.parameters(), strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 def test_bundled_training_configs_load() -> None:

@@ -44,22 +44,26 @@ def atomic_save(obj: Any, path: str | Path) -> None:
         raise
 
 
+def policy_record(
+    net: PolicyValueNet, rules: Rules, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A policy checkpoint's contents (weights, net config, rules, OBS_VERSION, version)."""
+    return {
+        "format": FORMAT,
+        "state_dict": net.state_dict(),
+        "net": net.config.to_dict(),
+        "rules": rules.to_dict(),
+        "obs_version": OBS_VERSION,
+        "package_version": fourhundred_env.__version__,
+        "extra": dict(extra or {}),
+    }
+
+
 def save_policy(
     path: str | Path, net: PolicyValueNet, rules: Rules, extra: dict[str, Any] | None = None
 ) -> None:
     """Write a policy checkpoint (weights, net config, rules, OBS_VERSION, version)."""
-    atomic_save(
-        {
-            "format": FORMAT,
-            "state_dict": net.state_dict(),
-            "net": net.config.to_dict(),
-            "rules": rules.to_dict(),
-            "obs_version": OBS_VERSION,
-            "package_version": fourhundred_env.__version__,
-            "extra": dict(extra or {}),
-        },
-        path,
-    )
+    atomic_save(policy_record(net, rules, extra), path)
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:

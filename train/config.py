@@ -89,6 +89,14 @@ class TrainConfig:
     rollout_coef: float = 1.0
     """Weight of the rollout term, sum over actions of pi(a) * (value - mean value) in
     reward_scale units, against PPO's loss (constant over the run)."""
+    average_from: int | None = None
+    """Weight averaging (SWA, Izmailov et al. 2018): from this many learner decisions on, the
+    policy's weights after every `average_every`-th update enter a uniform mean, and the run's
+    policy.pt (the product, and what the evaluations play) is that mean. Training itself is
+    unchanged: it goes on from the last weights, and the snapshots are the last weights
+    (None: no averaging, policy.pt is the last weights)."""
+    average_every: int = 10
+    """Updates between the weights that enter the average (at updates divisible by it)."""
     oracle_critic: bool = False
     """Advantages from a separate critic that also sees the other hands (training only; the
     policy still reads its own observation): the deal's luck drops out of the advantages."""
@@ -166,7 +174,7 @@ class TrainConfig:
                 f"selfplay_share + heuristic_share + snapshot_share = {shares}: expected shares >= 0 adding to 1"
             )
         for name in ("num_tables", "rollout_steps", "total_decisions", "num_minibatches",
-                     "update_epochs", "hidden", "layers", "torch_threads", "pool_size"):  # fmt: skip
+                     "update_epochs", "hidden", "layers", "torch_threads", "pool_size", "average_every"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
         if self.match_bonus < 0:
@@ -187,15 +195,15 @@ class TrainConfig:
             raise ConfigError(
                 f"rollout_share={self.rollout_share} needs a teacher agent spec to play the rollouts"
             )
-        if self.rollout_team_from is not None and (
-            isinstance(self.rollout_team_from, bool)
-            or not isinstance(self.rollout_team_from, int)
-            or self.rollout_team_from < 0
-        ):
-            raise ConfigError(
-                f"rollout_team_from={self.rollout_team_from!r}: expected a number of decisions "
-                ">= 0, or null for the teacher at every seat"
-            )
+        for name, off in (("rollout_team_from", "the teacher at every seat"),
+                          ("average_from", "no weight averaging")):  # fmt: skip
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0
+            ):
+                raise ConfigError(
+                    f"{name}={value!r}: expected a number of decisions >= 0, or null for {off}"
+                )
         if self.rollout_team_dtype not in ("bfloat16", "float32"):
             raise ConfigError(
                 f"rollout_team_dtype={self.rollout_team_dtype!r}: expected 'bfloat16' or 'float32'"

@@ -34,6 +34,11 @@ Four options serve the self-play run (configs/selfplay.yaml):
   sampled return. With `rollout_team_from`, the learner's own policy later plays its
   partnership's seats in the play-outs (the teacher the opponents'): each step then improves
   on the learner itself, as policy iteration does.
+- Weight averaging (`average_from`, `average_every`; SWA, Izmailov et al. 2018): the run's
+  policy.pt is the uniform mean of the weights after every `average_every`-th update from
+  `average_from` decisions on (torch.optim.swa_utils.AveragedModel). Training goes on from
+  the last weights, so the run is the same; only the product is steadier and stronger than
+  any one update's weights, which swing from update to update.
 """
 
 from __future__ import annotations
@@ -55,7 +60,13 @@ from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
 from fourhundred_env.rules import Rules
-from train.checkpoint import CheckpointError, atomic_save, read_checkpoint, save_policy
+from train.checkpoint import (
+    CheckpointError,
+    atomic_save,
+    policy_record,
+    read_checkpoint,
+    save_policy,
+)
 from train.config import TrainConfig, save_config
 from train.network import HIDDEN_HANDS, NetConfig, OracleCritic, PolicyValueNet, masked_logits
 
@@ -124,6 +135,11 @@ class Trainer:
             params += list(self.critic.parameters())
         self.params = params
         self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
+        self.average = None
+        if config.average_from is not None:
+            from torch.optim.swa_utils import AveragedModel
+
+            self.average = AveragedModel(self.net)
         self.update = 0
         self.decisions = 0
         self.pool: list[str] = []
@@ -485,13 +501,18 @@ class Trainer:
     def save(self) -> Path:
         """Write the policy (policy.pt) and the whole training state (latest.pt), atomically."""
         policy_path = self.run_dir / "policy.pt"
-        save_policy(policy_path, self.net, self.rules, {"update": self.update, "mode": self.config.mode,
-                                                        "play_policy": self.config.play_policy})  # fmt: skip
-        policy = read_checkpoint(policy_path)
+        extra = {"update": self.update, "mode": self.config.mode,
+                 "play_policy": self.config.play_policy}  # fmt: skip
+        if self.averaged:
+            extra["averaged"] = self.averaged
+            save_policy(policy_path, self.average.module, self.rules, extra)
+        else:
+            save_policy(policy_path, self.net, self.rules, extra)
         atomic_save(
             {
                 "format": "fourhundred-train-v1",
-                "policy": policy,
+                "policy": policy_record(self.net, self.rules, extra),
+                "average": None if self.average is None else self.average.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
                 "update": self.update,
                 "decisions": self.decisions,
@@ -502,6 +523,11 @@ class Trainer:
             self.ckpt_dir / "latest.pt",
         )
         return policy_path
+
+    @property
+    def averaged(self) -> int:
+        """How many updates' weights are in the average (0: policy.pt is the last weights)."""
+        return 0 if self.average is None else int(self.average.n_averaged)
 
     def snapshot(self) -> None:
         path = self.ckpt_dir / f"policy_{self.update:05d}.pt"
@@ -521,6 +547,8 @@ class Trainer:
         if self.critic is not None:
             self.critic.load_state_dict(data["critic"])
         self.optimizer.load_state_dict(data["optimizer"])
+        if self.average is not None and data.get("average") is not None:
+            self.average.load_state_dict(data["average"])  # else averaging starts on this resume
         self.update = int(data["update"])
         self.decisions = int(data["decisions"])
         self.pool = list(data["pool"])
@@ -558,6 +586,13 @@ class Trainer:
             metrics["charts/decisions"] = float(self.decisions)
             if c.mode == "selfplay" and self.update % c.snapshot_every == 0:
                 self.snapshot()
+            if (
+                self.average is not None
+                and self.decisions >= c.average_from
+                and self.update % c.average_every == 0
+            ):
+                self.average.update_parameters(self.net)
+                metrics["charts/averaged_policies"] = float(self.averaged)
             last = self.update == self.num_updates
             due = (
                 evaluate is not None and c.eval_every and (self.update % c.eval_every == 0 or last)
