@@ -44,8 +44,10 @@ def _train(args: argparse.Namespace) -> int:
     evaluate = None if args.no_eval else make_evaluator(config, run_dir)
     history = trainer.train(evaluate)
     last = history[-1] if history else {}
+    what = f" (the mean of {trainer.averaged} updates' weights)" if trainer.averaged else ""
     print(
-        f"done: {trainer.update} updates, {trainer.decisions:,} decisions; policy {run_dir / 'policy.pt'}"
+        f"done: {trainer.update} updates, {trainer.decisions:,} decisions; "
+        f"policy {run_dir / 'policy.pt'}{what}"
     )
     for key in sorted(k for k in last if k.startswith(("charts/", "eval/"))):
         print(f"  {key:<36} {last[key]:.4g}")
