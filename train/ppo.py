@@ -503,15 +503,16 @@ class Trainer:
         policy_path = self.run_dir / "policy.pt"
         extra = {"update": self.update, "mode": self.config.mode,
                  "play_policy": self.config.play_policy}  # fmt: skip
+        last = policy_record(self.net, self.rules, extra)  # what training resumes from
         if self.averaged:
-            extra["averaged"] = self.averaged
-            save_policy(policy_path, self.average.module, self.rules, extra)
+            mean = {**extra, "averaged": self.averaged}
+            save_policy(policy_path, self.average.module, self.rules, mean)
         else:
-            save_policy(policy_path, self.net, self.rules, extra)
+            atomic_save(last, policy_path)
         atomic_save(
             {
                 "format": "fourhundred-train-v1",
-                "policy": policy_record(self.net, self.rules, extra),
+                "policy": last,
                 "average": None if self.average is None else self.average.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
                 "update": self.update,
