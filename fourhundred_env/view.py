@@ -8,55 +8,119 @@ SeatViews and nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
+from fourhundred_env import kernels as K
+from fourhundred_env._jit import ZERO, kernel
+from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.records import RecordBatch, array_field
 
 
-@dataclass
-class SeatView:
+@dataclass(eq=False, repr=False)
+class SeatView(RecordBatch):
     """One seat's knowledge at K tables. Seats are absolute (0..3); `seat` is the viewer.
 
-    Shapes: (K,) per table, (K, 4) per seat, (K, 66) for the mask.
+    Shapes: (K,) per table, (K, 4) per seat, (K, 66) for the mask. Like the engine's
+    :class:`~fourhundred_env.engine.State`, every field is a view into ``records`` (one
+    record per table), which the compiled agents and the observation encoder take.
     """
 
-    table: np.ndarray  # (K,) int64: index of each table in the batch it was cut from
-    seat: np.ndarray  # (K,) int8: the viewer
-    phase: np.ndarray  # (K,) int8, Phase
-    to_play: np.ndarray  # (K,) int8
-    dealer: np.ndarray  # (K,) int8
-    hand_set: np.ndarray  # (K,) uint64: the viewer's cards still held
-    played_set: np.ndarray  # (K, 4) uint64: cards each seat has played this hand (trick included)
-    trick_cards: np.ndarray  # (K, 4) int8: card each seat put in the current trick, -1 none
-    trick_leader: np.ndarray  # (K,) int8
-    trick_size: np.ndarray  # (K,) int8
-    led_suit: np.ndarray  # (K,) int8 (meaningful when trick_size > 0)
-    num_tricks: np.ndarray  # (K,) int8: completed tricks
-    bids: np.ndarray  # (K, 4) int8: 0 = not yet bid
-    num_bids: np.ndarray  # (K,) int8
-    min_bid: np.ndarray  # (K, 4) int8
-    required_total: np.ndarray  # (K,) int16
-    tricks_won: np.ndarray  # (K, 4) int8
-    scores_before: np.ndarray  # (K, 4) int32: running scores before this hand
-    target: np.ndarray  # (K,) int32
-    shown_void: np.ndarray  # (K, 4) uint8: bit s = seat has shown void in suit s
-    legal_mask: np.ndarray  # (K, 66) bool
+    table: np.ndarray = array_field("i8")  # (K,) int64: index of each table in its batch
+    seat: np.ndarray = array_field("i1")  # (K,) int8: the viewer
+    phase: np.ndarray = array_field("i1")  # (K,) int8, Phase
+    to_play: np.ndarray = array_field("i1")  # (K,) int8
+    dealer: np.ndarray = array_field("i1")  # (K,) int8
+    hand_set: np.ndarray = array_field("u8")  # (K,) uint64: the viewer's cards still held
+    played_set: np.ndarray = array_field("u8", 4)  # (K, 4) uint64: cards each seat has played
+    trick_cards: np.ndarray = array_field("i1", 4)  # (K, 4) int8: card in the trick, -1 none
+    trick_leader: np.ndarray = array_field("i1")  # (K,) int8
+    trick_size: np.ndarray = array_field("i1")  # (K,) int8
+    led_suit: np.ndarray = array_field("i1")  # (K,) int8 (meaningful when trick_size > 0)
+    num_tricks: np.ndarray = array_field("i1")  # (K,) int8: completed tricks
+    bids: np.ndarray = array_field("i1", 4)  # (K, 4) int8: 0 = not yet bid
+    num_bids: np.ndarray = array_field("i1")  # (K,) int8
+    min_bid: np.ndarray = array_field("i1", 4)  # (K, 4) int8
+    required_total: np.ndarray = array_field("i2")  # (K,) int16
+    tricks_won: np.ndarray = array_field("i1", 4)  # (K, 4) int8
+    scores_before: np.ndarray = array_field("i4", 4)  # (K, 4) int32: scores before this hand
+    target: np.ndarray = array_field("i4")  # (K,) int32
+    shown_void: np.ndarray = array_field("u1", 4)  # (K, 4) uint8: bit s = shown void in suit s
+    legal_mask: np.ndarray = array_field("?", NUM_ACTIONS)  # (K, 66) bool
 
     @property
     def size(self) -> int:
-        return self.seat.shape[0]
+        return self.records.shape[0]
 
-    def select(self, index: np.ndarray) -> SeatView:
-        return SeatView(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+    def __repr__(self) -> str:
+        return f"SeatView(size={self.size})"
+
+
+SeatView._layout()
+
+
+@kernel
+def cut_views(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: np.ndarray,
+              mask: np.ndarray, out: np.ndarray) -> int:  # fmt: skip
+    """out[j] = the view of seats[j] at table index[j]: its own hand and the public facts.
+    The legal mask is the table's (rows of `mask` if it has any, else computed) when the
+    viewer is to play, all 0 otherwise. Returns the first j whose table or seat is out of
+    range (nothing read), or -1."""
+    r = rules[0]
+    given = mask.shape[0] > 0
+    b = s.shape[0]
+    for j in range(index.shape[0]):
+        if index[j] < 0 or index[j] >= b or seats[j] < -1 or seats[j] > 3:
+            return j
+    for j in range(index.shape[0]):
+        i = index[j]
+        t = s[i]
+        v = out[j]
+        seat = seats[j]
+        v["table"] = i
+        v["seat"] = seat
+        v["phase"] = t["phase"]
+        v["to_play"] = t["to_play"]
+        v["dealer"] = t["dealer"]
+        v["hand_set"] = t["hand_set"][seat] if seat >= 0 else ZERO
+        for k in range(4):
+            v["played_set"][k] = t["dealt_set"][k] & ~t["hand_set"][k]
+            v["trick_cards"][k] = t["trick_cards"][k]
+            v["bids"][k] = t["bids"][k]
+            v["min_bid"][k] = t["min_bid"][k]
+            v["tricks_won"][k] = t["tricks_won"][k]
+            v["scores_before"][k] = t["scores_before"][k]
+            v["shown_void"][k] = t["shown_void"][k]
+        v["trick_leader"] = t["trick_leader"]
+        v["trick_size"] = t["trick_size"]
+        v["led_suit"] = t["led_suit"]
+        v["num_tricks"] = t["num_tricks"]
+        v["num_bids"] = t["num_bids"]
+        v["required_total"] = t["required_total"]
+        v["target"] = t["target"]
+        row = v["legal_mask"]
+        if t["to_play"] != seat:
+            for a in range(row.shape[0]):
+                row[a] = 0
+        elif given:
+            for a in range(row.shape[0]):
+                row[a] = mask[i, a]
+        else:
+            K.write_mask(t, r, row)
+    return -1
+
+
+_NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)
 
 
 def seat_view(
     engine: Engine,
     state: State,
     index: np.ndarray | None = None,
-    seat: np.ndarray | None = None,
+    seat: np.ndarray | int | None = None,
     legal_mask: np.ndarray | None = None,
 ) -> SeatView:
     """The view of `seat` (default: the seat to play) at tables `index` (default: all).
@@ -64,32 +128,38 @@ def seat_view(
     `legal_mask` (B, 66) may be passed when the caller has it already; the viewer's row is
     the engine's mask only when the viewer is the seat to play, and all False otherwise.
     """
-    idx = np.arange(state.batch_size) if index is None else np.asarray(index)
-    seat_arr = (
-        state.to_play[idx] if seat is None else np.broadcast_to(seat, idx.shape).astype(np.int8)
-    )
-    mask = engine.legal_mask(state) if legal_mask is None else legal_mask
-    mask = mask[idx] & (state.to_play[idx] == seat_arr)[:, None]
-    return SeatView(
-        table=np.asarray(idx, dtype=np.int64).copy(),
-        seat=seat_arr.copy(),
-        phase=state.phase[idx],
-        to_play=state.to_play[idx],
-        dealer=state.dealer[idx],
-        hand_set=np.where(seat_arr >= 0, state.hand_set[idx, seat_arr], np.uint64(0)),
-        played_set=state.dealt_set[idx] & ~state.hand_set[idx],
-        trick_cards=state.trick_cards[idx],
-        trick_leader=state.trick_leader[idx],
-        trick_size=state.trick_size[idx],
-        led_suit=state.led_suit[idx],
-        num_tricks=state.num_tricks[idx],
-        bids=state.bids[idx],
-        num_bids=state.num_bids[idx],
-        min_bid=state.min_bid[idx],
-        required_total=state.required_total[idx],
-        tricks_won=state.tricks_won[idx],
-        scores_before=state.scores_before[idx],
-        target=state.target[idx],
-        shown_void=state.shown_void[idx],
-        legal_mask=mask,
-    )
+    if index is None:
+        idx = np.arange(state.batch_size)
+    else:
+        idx = np.asarray(index)
+        if idx.dtype == np.bool_:
+            idx = np.flatnonzero(idx)
+        elif idx.dtype != np.int64:
+            idx = idx.astype(np.int64)
+        if idx.ndim != 1:
+            raise FourHundredError(f"seat_view index of shape {idx.shape}: expected (K,) tables")
+    if seat is None:
+        seats = state.to_play[idx]
+    else:
+        seats = np.asarray(seat)
+        if seats.shape != idx.shape:
+            seats = np.broadcast_to(seats, idx.shape)
+        if seats.dtype != np.int8:
+            seats = seats.astype(np.int8)
+    if legal_mask is None:
+        mask = _NO_MASK
+    else:
+        mask = legal_mask
+        if mask.shape != (state.batch_size, NUM_ACTIONS):
+            raise FourHundredError(
+                f"seat_view legal_mask of shape {mask.shape}: expected "
+                f"({state.batch_size}, {NUM_ACTIONS})"
+            )
+    out = np.zeros(idx.shape[0], SeatView.DTYPE)
+    bad = cut_views(state.records, idx, seats, engine._r, mask, out)
+    if bad >= 0:
+        raise FourHundredError(
+            f"seat_view of table {int(idx[bad])}, seat {int(seats[bad])}: expected tables 0 to "
+            f"{state.batch_size - 1} and seats 0 to 3"
+        )
+    return SeatView.from_records(out)
