@@ -369,8 +369,9 @@ def random_actions(s: np.ndarray, rules: np.ndarray, u: np.ndarray, max_bid: int
 def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
          rules: np.ndarray) -> int:  # fmt: skip
     """Apply one action per table where `active` (B,) bool (B = 0: all) and a decision is
-    pending. With `validate`, first checks every such action: returns the first table whose
-    action is illegal, changing nothing; else -1."""
+    pending. First checks every such action (with `validate`, that it is legal; without,
+    only that it is a card id while playing and a bid or redeal id while bidding): returns
+    the first table whose action fails, changing nothing; else -1."""
     r = rules[0]
     b = s.shape[0]
     all_active = active.shape[0] == 0
@@ -381,6 +382,14 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
                 continue
             local = actions[i] - (0 if t["phase"] == PLAY else NUM_CARDS)
             if local < 0 or local > 63 or ((legal_set(t, r) >> U64(local)) & ONE) == ZERO:
+                return i
+    else:  # what keeps the kernel's reads in bounds: a card while playing, a bid while bidding
+        for i in range(b):
+            t = s[i]
+            if t["phase"] > PLAY or not (all_active or active[i]):
+                continue
+            a = actions[i]
+            if (a < 0 or a >= NUM_CARDS) if t["phase"] == PLAY else (a < 52 or a > 65):
                 return i
     for i in range(b):
         if not (all_active or active[i]):
@@ -581,3 +590,25 @@ def score_hands(s: np.ndarray, index: np.ndarray, rules: np.ndarray) -> None:
     r = rules[0]
     for j in range(index.shape[0]):
         score_hand(s[index[j]], r)
+
+
+@kernel
+def sample_mask(mask: np.ndarray, u: np.ndarray, empty: int, out: np.ndarray) -> None:
+    """out[i] = the index of the floor(u[i] * n)-th nonzero entry of row i of `mask` (K, A),
+    n its number of nonzero entries: a uniform draw over the row; `empty` for an empty row."""
+    for i in range(mask.shape[0]):
+        row = mask[i]
+        n = 0
+        for a in range(row.shape[0]):
+            if row[a]:
+                n += 1
+        if n == 0:
+            out[i] = empty
+            continue
+        k = np.int64(u[i] * n)
+        for a in range(row.shape[0]):
+            if row[a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1

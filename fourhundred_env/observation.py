@@ -54,9 +54,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import DTypeLike
 
+from fourhundred_env._jit import ONE, ZERO, inline, kernel, lowest_bit
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.view import SeatView
+from fourhundred_env.view import NO_MASK, SeatView, check_cut, cut_view
 
 OBS_VERSION = 1
 """Layout version of the observation vector; bump it whenever the index table changes."""
@@ -152,17 +153,111 @@ for _array in (OBS_SCALE, OBS_LOW_INT8, OBS_HIGH_INT8):
 OBS_HIGH_INT8: the bounds of the int8 encoding (read-only)."""
 
 _F = OBS_FIELDS
-_SETS = 9  # hand, played by rel_seat 0..3, trick by rel_seat 0..3: 52-card blocks from 0
-_TAIL = _SETS * NUM_CARDS  # entries from here on are built in a small buffer
-_TAIL_SIZE = OBS_SIZE - _TAIL
-_T = {name: f.start - _TAIL for name, f in _F.items() if f.start >= _TAIL}  # tail offsets
-_S = {name: slice(f.start - _TAIL, f.stop - _TAIL) for name, f in _F.items() if f.start >= _TAIL}
-_ROTATE = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # [viewer, rel_seat] -> seat
-_REL = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4  # [viewer, seat] -> rel_seat
-_BID_COLS = _T["bids"] + 14 * np.arange(4)
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
-_LOW6 = np.uint64(63)
+_ONES_INT8 = np.ones(OBS_SIZE, np.int8)
+_HAND, _PLAYED, _TRICK = _F["hand"].start, _F["played"].start, _F["trick"].start
+_LEADER, _LED, _BIDS = _F["trick_leader"].start, _F["led_suit"].start, _F["bids"].start
+_WON, _NEEDED, _SCORES = _F["tricks_won"].start, _F["tricks_needed"].start, _F["scores"].start
+_AT_TARGET, _POSITIVE, _MIN_BID = _F["at_target"].start, _F["positive"].start, _F["min_bid"].start
+_REQUIRED, _BID_TOTAL, _TARGET = (_F[n].start for n in ("required_total", "bid_total", "target"))
+_DEALER, _TO_PLAY, _NUM_TRICKS = _F["dealer"].start, _F["to_play"].start, _F["num_tricks"].start
+_VOID, _PHASE = _F["shown_void"].start, _F["phase"].start
+
+
+@inline
+def encode_one(v: np.ndarray, scale: np.ndarray, row: np.ndarray) -> None:
+    """Write the observation of the view record `v` into row (OBS_SIZE,): entry j gets its
+    raw value times scale[j] (OBS_SCALE for float32, ones for int8)."""
+    row[:] = 0
+    me = np.int64(v["seat"])
+    cards = v["hand_set"]
+    while cards != ZERO:
+        c = lowest_bit(cards)
+        row[_HAND + c] = scale[_HAND + c]
+        cards &= cards - ONE
+    bid_total = 0
+    for rel in range(4):
+        seat = (me + rel) & 3
+        cards = v["played_set"][seat]
+        while cards != ZERO:
+            j = _PLAYED + 52 * rel + lowest_bit(cards)
+            row[j] = scale[j]
+            cards &= cards - ONE
+        card = np.int64(v["trick_cards"][seat])
+        if card >= 0:
+            row[_TRICK + 52 * rel + card] = scale[_TRICK + 52 * rel + card]
+        bid = np.int64(v["bids"][seat])
+        row[_BIDS + 14 * rel + bid] = scale[_BIDS + 14 * rel + bid]
+        bid_total += bid
+        won = np.int64(v["tricks_won"][seat])
+        row[_WON + rel] = won * scale[_WON + rel]
+        row[_NEEDED + rel] = max(bid - won, 0) * scale[_NEEDED + rel]
+        score = np.int64(v["scores_before"][seat])
+        row[_SCORES + rel] = min(max(score, -SCORE_SCALE), SCORE_SCALE) * scale[_SCORES + rel]
+        if score >= v["target"]:
+            row[_AT_TARGET + rel] = scale[_AT_TARGET + rel]
+        if score > 0:
+            row[_POSITIVE + rel] = scale[_POSITIVE + rel]
+        row[_MIN_BID + rel] = np.int64(v["min_bid"][seat]) * scale[_MIN_BID + rel]
+        voids = np.int64(v["shown_void"][seat])
+        for suit in range(4):
+            if (voids >> suit) & 1:
+                row[_VOID + 4 * rel + suit] = scale[_VOID + 4 * rel + suit]
+    phase = np.int64(v["phase"])
+    if phase == 1:
+        rel = (np.int64(v["trick_leader"]) - me) & 3
+        row[_LEADER + rel] = scale[_LEADER + rel]
+    if phase <= 1:
+        rel = (np.int64(v["to_play"]) - me) & 3
+        row[_TO_PLAY + rel] = scale[_TO_PLAY + rel]
+    if v["trick_size"] > 0:
+        led = np.int64(v["led_suit"])
+        row[_LED + led] = scale[_LED + led]
+    rel = (np.int64(v["dealer"]) - me) & 3
+    row[_DEALER + rel] = scale[_DEALER + rel]
+    row[_PHASE + phase] = scale[_PHASE + phase]
+    required = min(np.int64(v["required_total"]), TOTAL_SCALE)
+    row[_REQUIRED] = required * scale[_REQUIRED]
+    row[_BID_TOTAL] = bid_total * scale[_BID_TOTAL]
+    target = min(max(np.int64(v["target"]), 0), TARGET_SCALE)
+    row[_TARGET] = target * scale[_TARGET]
+    row[_NUM_TRICKS] = np.int64(v["num_tricks"]) * scale[_NUM_TRICKS]
+
+
+@kernel
+def encode_views(views: np.ndarray, scale: np.ndarray, out: np.ndarray) -> int:
+    """out[k] = the observation of view k (see `encode_one`). Returns the first row whose
+    viewer is not a seat 0-3 (nothing written), or -1."""
+    for k in range(views.shape[0]):
+        if views[k]["seat"] < 0 or views[k]["seat"] > 3:
+            return k
+    for k in range(views.shape[0]):
+        encode_one(views[k], scale, out[k])
+    return -1
+
+
+@kernel
+def observe_tables(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: np.ndarray,
+                   scale: np.ndarray, scratch: np.ndarray, obs: np.ndarray,
+                   masks: np.ndarray) -> int:  # fmt: skip
+    """For each j: the observation of seats[j] at table index[j] into obs[j] and its legal
+    mask into masks[j], through a seat view cut into `scratch` (1,) (so the encoder sees only
+    what the seat may know). Returns the first bad j (table or seat out of range), or -1."""
+    r = rules[0]
+    bad = check_cut(s, index, seats)
+    if bad >= 0:
+        return bad
+    for j in range(index.shape[0]):
+        if seats[j] < 0:
+            return j
+    v = scratch[0]
+    for j in range(index.shape[0]):
+        cut_view(s[index[j]], index[j], seats[j], r, NO_MASK, v)
+        encode_one(v, scale, obs[j])
+        src = v["legal_mask"]
+        dst = masks[j]
+        for a in range(dst.shape[0]):
+            dst[a] = src[a]
+    return -1
 
 
 def encode_observation(
@@ -171,98 +266,27 @@ def encode_observation(
     """Encode K seat views: returns (K, OBS_SIZE) `dtype` (written into `out` if given).
 
     dtype float32 (default): the documented scaled entries. int8: the same facts unscaled
-    (raw counts and scores), 4x smaller. The int8 encoding is built first and the float32 one
-    is ``int8 * OBS_SCALE``, exactly. Batched with numpy; no loop over the K tables. Every
-    view needs a viewer (seat 0-3).
+    (raw counts and scores), 4x smaller; ``int8 * OBS_SCALE`` is the float32 encoding
+    exactly. One compiled kernel writes each row once, straight into `out`. Every view
+    needs a viewer (seat 0-3).
     """
     k = view.size
-    viewer = view.seat.astype(np.intp)
-    if k and (viewer.min() < 0 or viewer.max() > 3):
-        raise FourHundredError(
-            f"encode_observation: viewer seats {np.unique(viewer).tolist()}: expected seats 0 to 3"
-        )
     dtype = np.dtype(out.dtype if out is not None else dtype)
     if dtype not in OBS_DTYPES:
         raise FourHundredError(f"encode_observation: dtype {dtype}: expected float32 or int8")
-    if out is not None and out.shape != (k, OBS_SIZE):
-        raise FourHundredError(
-            f"encode_observation: out has shape {out.shape}: expected ({k}, {OBS_SIZE})"
-        )
-    scaled = dtype == np.float32
-    raw = out if out is not None and not scaled else np.empty((k, OBS_SIZE), np.int8)
-    if k:
-        _encode_int8(view, viewer, raw)
-    if not scaled:
-        return raw
     if out is None:
-        out = np.empty((k, OBS_SIZE), np.float32)
-    return np.multiply(raw, OBS_SCALE, out=out)
-
-
-def _encode_int8(view: SeatView, viewer: np.ndarray, out: np.ndarray) -> None:
-    """Write the int8 encoding of K >= 1 views into `out` (K, OBS_SIZE) int8."""
-    k = view.size
-    rows = np.arange(k)
-    rot = _ROTATE[viewer]  # (K, 4): absolute seat of each rel_seat
-    rot_flat = rot + 4 * rows[:, None]  # index into a flattened (K, 4) per-seat array
-    rel = _REL[viewer]  # (K, 4): rel_seat of each absolute seat
-
-    def by_rel(per_seat: np.ndarray) -> np.ndarray:  # (K, 4) by seat -> (K, 4) by rel_seat
-        return per_seat.reshape(-1)[rot_flat]
-
-    # -- the nine card blocks (hand, played x4, trick x4): bitmasks unpacked, all entries ----
-    sets = np.empty((k, _SETS), np.uint64)
-    sets[:, 0] = view.hand_set
-    sets[:, 1:5] = by_rel(view.played_set)
-    trick = by_rel(view.trick_cards)  # (K, 4) int8, -1 none
-    card_bit = np.left_shift(_ONE, trick.astype(np.uint64) & _LOW6)  # garbage where -1
-    sets[:, 5:] = np.where(trick >= 0, card_bit, _ZERO)
-    bits = np.unpackbits(sets.view(np.uint8).reshape(-1), bitorder="little")
-    blocks = out[:, :_TAIL].reshape(k, _SETS, NUM_CARDS)
-    blocks[...] = bits.reshape(k, _SETS, 64)[:, :, :NUM_CARDS]
-
-    # -- the rest, built in a small zeroed buffer (cache-friendly), then copied once ---------
-    tail = np.zeros((k, _TAIL_SIZE), np.int8)
-    flat = tail.reshape(-1)
-    base = rows * _TAIL_SIZE  # flat index of each row's first tail entry
-    phase = view.phase.astype(np.intp)
-    bids = by_rel(view.bids).astype(np.intp)  # (K, 4)
-    hot = [
-        base + (_T["phase"] + phase),
-        base + (_T["dealer"] + rel[rows, view.dealer]),
-        (base[:, None] + (_BID_COLS + bids)).reshape(-1),
-    ]
-    playing = np.flatnonzero(phase == 1)
-    if playing.size:
-        hot.append(base[playing] + (_T["trick_leader"] + rel[playing, view.trick_leader[playing]]))
-    pending = np.flatnonzero(phase <= 1)
-    if pending.size:
-        hot.append(base[pending] + (_T["to_play"] + rel[pending, view.to_play[pending]]))
-    led = np.flatnonzero(view.trick_size > 0)
-    if led.size:
-        hot.append(base[led] + (_T["led_suit"] + view.led_suit[led].astype(np.intp)))
-    flat[np.concatenate(hot)] = 1
-
-    def put(name: str, values: np.ndarray) -> None:  # small integers, unscaled
-        tail[:, _S[name]] = values.reshape(k, -1)
-
-    won = by_rel(view.tricks_won)
-    put("tricks_won", won)
-    put("tricks_needed", np.maximum(bids - won, 0))
-    scores = by_rel(view.scores_before)
-    put("scores", np.clip(scores, -SCORE_SCALE, SCORE_SCALE))
-    tail[:, _S["at_target"]] = scores >= view.target[:, None]
-    tail[:, _S["positive"]] = scores > 0
-    put("min_bid", by_rel(view.min_bid))
-    put("required_total", np.minimum(view.required_total, TOTAL_SCALE))
-    put("bid_total", bids[:, 0] + bids[:, 1] + bids[:, 2] + bids[:, 3])
-    put("target", np.clip(view.target, 0, TARGET_SCALE))
-    put("num_tricks", view.num_tricks)
-    voids = by_rel(view.shown_void)  # (K, 4) uint8: bit s = suit s
-    void_start = _T["shown_void"]
-    for suit in range(4):  # entry 4*rel_seat + suit
-        tail[:, void_start + suit : void_start + 16 : 4] = (voids >> suit) & 1
-    out[:, _TAIL:] = tail
+        out = np.empty((k, OBS_SIZE), dtype)
+    elif out.shape != (k, OBS_SIZE) or not out.flags.c_contiguous:
+        raise FourHundredError(
+            f"encode_observation: out has shape {out.shape}: expected ({k}, {OBS_SIZE}), "
+            "C-contiguous"
+        )
+    bad = encode_views(view.records, OBS_SCALE if dtype == np.float32 else _ONES_INT8, out)
+    if bad >= 0:
+        raise FourHundredError(
+            f"encode_observation: viewer seats {np.unique(view.seat).tolist()}: expected seats 0 to 3"
+        )
+    return out
 
 
 def _rel_one_hot(values: np.ndarray) -> int | None:

@@ -67,22 +67,29 @@ class RecordBatch:
         records = np.zeros(first.shape[:1], self.DTYPE)
         for name, value in values.items():
             records[name] = value
-        self._bind(records)
+            del self.__dict__[name]  # from now on a view into `records` (see __getattr__)
+        self.__dict__["records"] = records
 
-    def _bind(self, records: np.ndarray) -> None:
-        set_ = object.__setattr__
-        set_(self, "records", records)
-        for f in self._ARRAYS:
-            view = records[f.name]
-            set_(self, f.name, view.view(np.bool_) if f.name in self._BOOLS else view)
+    def __getattr__(self, name: str) -> np.ndarray:
+        # Only called for attributes not yet in __dict__: the field views, made on first use
+        # (a compiled agent that reads `records` alone never pays for them).
+        d = self.__dict__
+        if name in self.DTYPE.names and "records" in d:
+            view = d["records"][name]
+            if name in self._BOOLS:
+                view = view.view(np.bool_)
+            d[name] = view
+            return view
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def from_records(cls, records: np.ndarray, **scalars: Any) -> Self:
         """Wrap a record array of ``cls.DTYPE`` (no copy) with the scalar fields."""
         obj = cls.__new__(cls)
+        d = obj.__dict__
         for name in cls._SCALARS:
-            object.__setattr__(obj, name, scalars[name])
-        obj._bind(records)
+            d[name] = scalars[name]
+        d["records"] = records
         return obj
 
     def __setattr__(self, name: str, value: Any) -> None:

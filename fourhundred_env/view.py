@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env._jit import ZERO, kernel
+from fourhundred_env._jit import ZERO, inline, kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
 from fourhundred_env.errors import FourHundredError
@@ -62,58 +62,78 @@ class SeatView(RecordBatch):
 SeatView._layout()
 
 
-@kernel
-def cut_views(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: np.ndarray,
-              mask: np.ndarray, out: np.ndarray) -> int:  # fmt: skip
-    """out[j] = the view of seats[j] at table index[j]: its own hand and the public facts.
-    The legal mask is the table's (rows of `mask` if it has any, else computed) when the
-    viewer is to play, all 0 otherwise. Returns the first j whose table or seat is out of
-    range (nothing read), or -1."""
-    r = rules[0]
-    given = mask.shape[0] > 0
+@inline
+def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
+             v: np.ndarray) -> None:  # fmt: skip
+    """Write into the view record `v` what `seat` may know at table record `t` (index `i`):
+    its own hand and the public facts. The legal mask is the table's (row i of `mask` if
+    it has rows, else computed) when the viewer is to play, all 0 otherwise."""
+    v["table"] = i
+    v["seat"] = seat
+    v["phase"] = t["phase"]
+    v["to_play"] = t["to_play"]
+    v["dealer"] = t["dealer"]
+    v["hand_set"] = t["hand_set"][seat] if seat >= 0 else ZERO
+    for k in range(4):
+        v["played_set"][k] = t["dealt_set"][k] & ~t["hand_set"][k]
+        v["trick_cards"][k] = t["trick_cards"][k]
+        v["bids"][k] = t["bids"][k]
+        v["min_bid"][k] = t["min_bid"][k]
+        v["tricks_won"][k] = t["tricks_won"][k]
+        v["scores_before"][k] = t["scores_before"][k]
+        v["shown_void"][k] = t["shown_void"][k]
+    v["trick_leader"] = t["trick_leader"]
+    v["trick_size"] = t["trick_size"]
+    v["led_suit"] = t["led_suit"]
+    v["num_tricks"] = t["num_tricks"]
+    v["num_bids"] = t["num_bids"]
+    v["required_total"] = t["required_total"]
+    v["target"] = t["target"]
+    row = v["legal_mask"]
+    if t["to_play"] != seat:
+        for a in range(row.shape[0]):
+            row[a] = 0
+    elif mask.shape[0] > 0:
+        for a in range(row.shape[0]):
+            row[a] = mask[i, a]
+    else:
+        K.write_mask(t, r, row)
+
+
+@inline
+def check_cut(s: np.ndarray, index: np.ndarray, seats: np.ndarray) -> int:
+    """The first j whose table index[j] is not in 0..B-1 or whose seat is not -1..3, else -1.
+    `seats` empty: each table's seat to play."""
     b = s.shape[0]
     for j in range(index.shape[0]):
-        if index[j] < 0 or index[j] >= b or seats[j] < -1 or seats[j] > 3:
-            return j
-    for j in range(index.shape[0]):
         i = index[j]
-        t = s[i]
-        v = out[j]
-        seat = seats[j]
-        v["table"] = i
-        v["seat"] = seat
-        v["phase"] = t["phase"]
-        v["to_play"] = t["to_play"]
-        v["dealer"] = t["dealer"]
-        v["hand_set"] = t["hand_set"][seat] if seat >= 0 else ZERO
-        for k in range(4):
-            v["played_set"][k] = t["dealt_set"][k] & ~t["hand_set"][k]
-            v["trick_cards"][k] = t["trick_cards"][k]
-            v["bids"][k] = t["bids"][k]
-            v["min_bid"][k] = t["min_bid"][k]
-            v["tricks_won"][k] = t["tricks_won"][k]
-            v["scores_before"][k] = t["scores_before"][k]
-            v["shown_void"][k] = t["shown_void"][k]
-        v["trick_leader"] = t["trick_leader"]
-        v["trick_size"] = t["trick_size"]
-        v["led_suit"] = t["led_suit"]
-        v["num_tricks"] = t["num_tricks"]
-        v["num_bids"] = t["num_bids"]
-        v["required_total"] = t["required_total"]
-        v["target"] = t["target"]
-        row = v["legal_mask"]
-        if t["to_play"] != seat:
-            for a in range(row.shape[0]):
-                row[a] = 0
-        elif given:
-            for a in range(row.shape[0]):
-                row[a] = mask[i, a]
-        else:
-            K.write_mask(t, r, row)
+        if i < 0 or i >= b:
+            return j
+        seat = seats[j] if seats.shape[0] > 0 else s[i]["to_play"]
+        if seat < -1 or seat > 3:
+            return j
     return -1
 
 
-_NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)
+@kernel
+def cut_views(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: np.ndarray,
+              mask: np.ndarray, out: np.ndarray) -> int:  # fmt: skip
+    """out[j] = the view of seats[j] (`seats` empty: the seat to play) at table index[j] (see
+    `cut_view`). Returns the first j whose table or seat is out of range (nothing read), or
+    -1."""
+    r = rules[0]
+    bad = check_cut(s, index, seats)
+    if bad >= 0:
+        return bad
+    to_play = seats.shape[0] == 0
+    for j in range(index.shape[0]):
+        t = s[index[j]]
+        cut_view(t, index[j], t["to_play"] if to_play else seats[j], r, mask, out[j])
+    return -1
+
+
+NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)
+_TO_PLAY = np.zeros(0, np.int8)  # seats: each table's seat to play
 
 
 def seat_view(
@@ -139,15 +159,17 @@ def seat_view(
         if idx.ndim != 1:
             raise FourHundredError(f"seat_view index of shape {idx.shape}: expected (K,) tables")
     if seat is None:
-        seats = state.to_play[idx]
+        seats = _TO_PLAY
     else:
         seats = np.asarray(seat)
-        if seats.shape != idx.shape:
-            seats = np.broadcast_to(seats, idx.shape)
-        if seats.dtype != np.int8:
-            seats = seats.astype(np.int8)
+        if seats.dtype.kind not in "iu" or seats.ndim > 1:
+            raise FourHundredError(f"seat_view seat={seat!r}: expected seats 0 to 3")
+        if seats.dtype != np.int8 or seats.shape != idx.shape:
+            if seats.size and (seats.min() < -1 or seats.max() > 3):
+                raise FourHundredError(f"seat_view seat={seat!r}: expected seats 0 to 3")
+            seats = np.ascontiguousarray(np.broadcast_to(seats, idx.shape), dtype=np.int8)
     if legal_mask is None:
-        mask = _NO_MASK
+        mask = NO_MASK
     else:
         mask = legal_mask
         if mask.shape != (state.batch_size, NUM_ACTIONS):
@@ -158,8 +180,9 @@ def seat_view(
     out = np.zeros(idx.shape[0], SeatView.DTYPE)
     bad = cut_views(state.records, idx, seats, engine._r, mask, out)
     if bad >= 0:
+        what = f"seat {int(seats[bad])}" if seats.size else "its seat to play"
         raise FourHundredError(
-            f"seat_view of table {int(idx[bad])}, seat {int(seats[bad])}: expected tables 0 to "
+            f"seat_view of table {int(idx[bad])}, {what}: expected tables 0 to "
             f"{state.batch_size - 1} and seats 0 to 3"
         )
     return SeatView.from_records(out)

@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fourhundred_env.cards import NUM_CARDS
-from fourhundred_env.engine import Engine, Phase, State, mix64, select_bit
+from fourhundred_env import kernels as K
+from fourhundred_env._jit import ONE, U64, kernel, nth_bit, popcount
+from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.errors import FourHundredError, IllegalActionError
-from fourhundred_env.observation import encode_observation
-from fourhundred_env.view import seat_view
+from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
+from fourhundred_env.view import SeatView, seat_view
 
 if TYPE_CHECKING:
     from agents.base import Agent
@@ -46,9 +48,68 @@ _PARTNER = np.array([2, 3, 0, 1])
 _SCORE_ATTEMPTS = 32
 
 
+_ONES_INT8 = np.ones(OBS_SIZE, np.int8)
+
+
 def _unit(x: np.ndarray) -> np.ndarray:
     """uint64 hashes -> float64 uniforms in [0, 1)."""
     return (x >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+@kernel
+def _legal_actions(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, out: np.ndarray) -> None:
+    """out[i]: actions[i] is legal at table i (False where nothing is pending)."""
+    r = rules[0]
+    for i in range(s.shape[0]):
+        local = actions[i] - (0 if s[i]["phase"] == K.PLAY else K.NUM_CARDS)
+        out[i] = 0 <= local < 64 and ((K.legal_set(s[i], r) >> U64(local)) & ONE) != 0
+
+
+@kernel
+def _pending_groups(
+    s: np.ndarray, decides: np.ndarray, group: np.ndarray, counts: np.ndarray
+) -> int:
+    """group[i]: the seat whose decision an agent (not the learner) makes next at table i, or
+    -1; counts (4,): tables per seat. Returns the number of such tables. decides[phase,
+    to_play + 1]: the learner makes that decision."""
+    for seat in range(4):
+        counts[seat] = 0
+    n = 0
+    for i in range(s.shape[0]):
+        phase = s[i]["phase"]
+        seat = np.int64(s[i]["to_play"])
+        if phase <= K.PLAY and not decides[phase, seat + 1]:
+            group[i] = seat
+            counts[seat] += 1
+            n += 1
+        else:
+            group[i] = -1
+    return n
+
+
+@kernel
+def _hands_ended(s: np.ndarray, group: np.ndarray, out: np.ndarray) -> int:
+    """out[:n] = the tables with group >= 0 whose hand is now over; returns n."""
+    n = 0
+    for i in range(s.shape[0]):
+        if group[i] >= 0 and s[i]["phase"] >= K.HAND_OVER:
+            out[n] = i
+            n += 1
+    return n
+
+
+@kernel
+def _hashed_legal(s: np.ndarray, rules: np.ndarray, index: np.ndarray, words: np.ndarray,
+                  out: np.ndarray) -> None:  # fmt: skip
+    """out[j]: the legal action of rank floor(unit(words[j]) * n) among the n legal actions
+    of table index[j] (a uniform draw from a counter-based hash)."""
+    r = rules[0]
+    for j in range(index.shape[0]):
+        t = s[index[j]]
+        legal = K.legal_set(t, r)
+        u = np.float64(words[j] >> U64(11)) * (1.0 / 9007199254740992.0)
+        k = np.int64(u * popcount(legal))
+        out[j] = nth_bit(legal, k) + (0 if t["phase"] == K.PLAY else K.NUM_CARDS)
 
 
 class TableDriver:
@@ -62,7 +123,7 @@ class TableDriver:
         self.config = config
         self.num_tables = b = int(num_tables)
         self.engine = Engine(config.rules)
-        self.rows = np.arange(b)
+        self.rows = np.arange(b, dtype=np.int64)
         learner = np.zeros((4, 5), bool)  # [phase, to_play + 1]: the learner makes this decision
         for seat in config.learner_seats:
             learner[_BID, seat + 1] = True
@@ -80,6 +141,15 @@ class TableDriver:
         self.truncated = np.zeros(b, bool)
         self.last_seat = np.full(b, -1, np.int8)
         self.num_decisions = np.zeros(b, np.int64)
+        self._obs_dtype = np.dtype(config.observation_dtype)
+        self._scale = OBS_SCALE if self._obs_dtype == np.float32 else _ONES_INT8
+        self._scratch = np.zeros(1, SeatView.DTYPE)
+        # buffers of the opponents' rounds (see _autoplay)
+        self._group = np.empty(b, np.int8)
+        self._counts = np.zeros(4, np.int64)
+        self._actions = np.full(b, -1, np.int64)
+        self._ended = np.empty(b, np.int64)
+        self._seats = [np.full(b, seat, np.int8) for seat in range(4)]
 
     # -- seeding and episodes ---------------------------------------------------------------
     def seed(self, seed: int) -> None:
@@ -193,49 +263,48 @@ class TableDriver:
         return seat_rewards[:, seats[0]] + seat_rewards[:, seats[1]]
 
     def _is_legal(self, actions: np.ndarray) -> np.ndarray:
-        legal, playing = self.engine.legal_sets(self.state)
-        local = actions - np.where(playing, 0, NUM_CARDS)
-        in_range = (local >= 0) & (local < 64)
-        bit = np.left_shift(_ONE, np.where(in_range, local, 0).astype(np.uint64))
-        return in_range & ((legal & bit) != 0)
+        out = np.empty(self.num_tables, np.bool_)
+        _legal_actions(self.state.records, self.engine._r, actions, out)
+        return out
 
     def _random_legal(self, t: np.ndarray) -> np.ndarray:
         """A uniformly random legal action at each table `t`, from a counter-based hash."""
-        legal, playing = self.engine.legal_sets(self.state)
-        legal, playing = legal[t], playing[t]
         key = mix64(self.table_key[t] ^ mix64(self.episode[t].astype(np.uint64) ^ _ILLEGAL_SALT))
         word = mix64(key + self.num_decisions[t].astype(np.uint64))
-        k = (_unit(word) * np.bitwise_count(legal)).astype(np.int64)
-        return select_bit(legal, k) + np.where(playing, 0, NUM_CARDS)
+        out = np.empty(t.size, np.int64)
+        _hashed_legal(self.state.records, self.engine._r, t.astype(np.int64), word, out)
+        return out
 
     def _step_where(self, actions: np.ndarray, active: np.ndarray) -> None:
         """Engine step at the `active` tables only; other tables with a decision are frozen."""
         self.engine.step(self.state, actions, active=active)
 
     def _autoplay(self, seat_rewards: np.ndarray) -> None:
-        """Opponent agents decide until every table has the learner to act or is over."""
-        state = self.state
+        """Opponent agents decide until every table has the learner to act or is over: in
+        rounds, each agent called once per round with the tables where its seat is to act."""
         if not self.agents:
             return
+        state, records = self.state, self.state.records
+        group, counts, actions, ended = self._group, self._counts, self._actions, self._ended
+        b = self.num_tables
         while True:
-            pending = (state.phase <= _PLAY) & ~self._learner_decides[
-                state.phase, state.to_play + 1
-            ]
-            if not pending.any():
+            if not _pending_groups(records, self._learner_decides, group, counts):
                 return
-            mask = self.engine.legal_mask(state)
-            actions = np.full(self.num_tables, -1, np.int64)
             for seat, agent in self.agents.items():
-                idx = np.flatnonzero(pending & (state.to_play == seat))
-                if idx.size:
-                    view = seat_view(self.engine, state, idx, seat=seat, legal_mask=mask)
-                    actions[idx] = agent.act(view)
+                c = counts[seat]
+                if not c:
+                    continue
+                idx = self.rows if c == b else np.flatnonzero(group == seat)
+                view = seat_view(self.engine, state, idx, seat=self._seats[seat][:c])
+                actions[idx] = agent.act(view)
             try:
-                self._step_where(actions, pending)
+                self._step_where(actions, group >= 0)
             except IllegalActionError as e:
                 specs = ", ".join(f"seat {s}: {self.config.opponents[s]!r}" for s in self.agents)
                 raise IllegalActionError(f"an opponent agent ({specs}) chose badly: {e}") from e
-            self._finish_hands(np.flatnonzero(pending & (state.phase >= _HAND_OVER)), seat_rewards)
+            n = _hands_ended(records, group, ended)
+            if n:
+                self._finish_hands(ended[:n].copy(), seat_rewards)
 
     def _finish_hands(self, t: np.ndarray, seat_rewards: np.ndarray) -> None:
         """Reward the hands that just ended at tables `t`; end episodes or deal the next hand."""
@@ -285,11 +354,21 @@ class TableDriver:
         written into `out` if given, and
         action_mask (K, 66) int8, new); the mask is all 0 where that seat has no decision.
         """
+        idx = self.rows if index is None else np.asarray(index, dtype=np.int64)
         if seats is None:
             seats = self.obs_seats()
             if index is not None:
-                seats = seats[index]
-        mask = self.engine.legal_mask(self.state)
-        view = seat_view(self.engine, self.state, index, seat=seats, legal_mask=mask)
-        obs = encode_observation(view, out, dtype=self.config.observation_dtype)
-        return obs, view.legal_mask.view(np.int8)
+                seats = seats[idx]
+        seats = np.asarray(seats, dtype=np.int8)
+        k = idx.shape[0]
+        if out is None:
+            out = np.empty((k, OBS_SIZE), self._obs_dtype)
+        masks = np.empty((k, NUM_ACTIONS), np.int8)
+        bad = observe_tables(self.state.records, idx, seats, self.engine._r, self._scale,
+                             self._scratch, out, masks)  # fmt: skip
+        if bad >= 0:
+            raise FourHundredError(
+                f"observe: table {int(idx[bad])}, seat {int(seats[bad])}: expected tables 0 to "
+                f"{self.num_tables - 1} and seats 0 to 3"
+            )
+        return out, masks

@@ -50,8 +50,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
-from fourhundred_env.engine import select_bit
+from fourhundred_env import kernels as K
+from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.errors import FourHundredError, IllegalActionError
@@ -71,31 +71,21 @@ def single_observation_space(dtype: str = "float32") -> spaces.Dict:
     )
 
 
-_CARD_BITS = np.uint64((1 << NUM_CARDS) - 1)
-
-
 def sample_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) int64: a uniformly random legal action per row of a (B, 66) int8/bool mask.
 
-    As ``Discrete.sample(mask=...)`` row by row (0 for a row with no legal action), but
-    batched through bitmasks: what a random policy or an exploration step wants at B = 4096.
+    As ``Discrete.sample(mask=...)`` row by row (0 for a row with no legal action), in one
+    compiled loop: what a random policy or an exploration step wants at any batch size.
     """
     mask = np.asarray(action_mask)
-    if mask.dtype == np.int8:  # 0/1 entries: packbits is faster on the same bytes as bool
-        mask = mask.view(bool)
-    b = mask.shape[0]
-    packed = np.zeros((b, 16), np.uint8)
-    packed[:, :9] = np.packbits(mask, axis=1, bitorder="little")
-    words = packed.view("<u8")
-    low, high = words[:, 0], words[:, 1]
-    # A decision is a bid (actions 52-65) or a card (0-51), never both: one 64-bit set each.
-    bids = (low >> np.uint64(NUM_CARDS)) | (high << np.uint64(64 - NUM_CARDS))
-    bidding = bids != 0
-    legal = np.where(bidding, bids, low & _CARD_BITS)
-    count = np.bitwise_count(legal)
-    k = (rng.random(b) * count).astype(np.int64)
-    action = select_bit(legal, k) + np.where(bidding, NUM_CARDS, 0)
-    return np.where(count > 0, action, 0)
+    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype not in (np.int8, np.bool_):
+        raise FourHundredError(
+            f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
+            f"{NUM_ACTIONS}) int8 or bool"
+        )
+    out = np.empty(mask.shape[0], np.int64)
+    K.sample_mask(mask, rng.random(mask.shape[0]), 0, out)
+    return out
 
 
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:

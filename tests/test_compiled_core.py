@@ -1,0 +1,184 @@
+"""The compiled core: the same results as plain Python (NUMBA_DISABLE_JIT=1), safe against bad
+input (every value checked before it reaches a kernel), and the records behind the fields."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fourhundred_env import Engine, FourHundredError, IllegalActionError, Phase, Rules, Table
+from fourhundred_env.engine import State
+from fourhundred_env.observation import OBS_SIZE, encode_observation
+from fourhundred_env.view import SeatView, seat_view
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Plays a few tables of random legal play under three rules profiles and prints a digest of
+# every state, observation (float32 and int8) and mask along the way.
+_SAMPLE = """
+import hashlib, sys
+import numpy as np
+from fourhundred_env import Engine, Phase, Rules
+from fourhundred_env.observation import encode_observation
+from fourhundred_env.view import seat_view
+
+digest = hashlib.sha256()
+for rules in (Rules(), Rules.preset("pagat"), Rules(auto_claim=True, five_to_run=True)):
+    engine = Engine(rules)
+    rng = np.random.default_rng(3)
+    state = engine.init(6, seed=11, scores=rng.integers(-30, 60, size=(6, 4)))
+    engine.deal(state)
+    for step in range(120):
+        view = seat_view(engine, state)
+        pending = view.seat >= 0
+        for dtype in (np.float32, np.int8):
+            digest.update(encode_observation(view.select(np.flatnonzero(pending)), dtype=dtype).tobytes())
+        digest.update(engine.legal_mask(state).tobytes())
+        engine.step(state, engine.random_actions(state, rng, max_bid=5))
+        digest.update(state.records.tobytes())
+        engine.deal(state, state.phase == Phase.HAND_OVER)
+        done = np.flatnonzero(state.phase == Phase.MATCH_OVER)
+        if done.size:
+            engine.new_match(state, done, state.match_id[done] + 6)
+            engine.deal(state, done)
+print(digest.hexdigest())
+"""
+
+
+def _digest(disable_jit: bool) -> str:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1" if disable_jit else "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", _SAMPLE], env=env, cwd=ROOT, capture_output=True, text=True,
+        timeout=600, check=True,
+    )  # fmt: skip
+    return out.stdout.strip()
+
+
+def test_plain_python_and_compiled_kernels_agree_bit_for_bit() -> None:
+    compiled = _digest(disable_jit=False)
+    assert len(compiled) == 64
+    assert _digest(disable_jit=True) == compiled
+
+
+# -- bad input never reaches a kernel -----------------------------------------------------------
+def _bidding_state() -> tuple[Engine, State]:
+    engine = Engine(Rules())
+    state = engine.init(2, seed=1)
+    engine.deal(state)
+    return engine, state
+
+
+@pytest.mark.parametrize(
+    "actions, message",
+    [
+        (np.array([53.9, 53.0]), "actions of dtype float64"),
+        (np.array(["53", "54"]), "actions of dtype <U2"),
+        (np.array([[53], [54]]), r"shape \(2, 1\)"),
+        (np.array([True, False]), "actions of dtype bool"),
+        (np.array([53, 54, 55]), "got 3 actions for 2 tables"),
+        (np.array([2**40, 53]), "not an action id 0-65"),
+        (np.array([-7, 53]), "not an action id 0-65"),
+    ],
+)
+def test_step_refuses_what_is_not_an_action_id_and_changes_nothing(actions, message) -> None:
+    engine, state = _bidding_state()
+    before = state.copy()
+    with pytest.raises(IllegalActionError, match=message):
+        engine.step(state, actions)
+    assert state.equals(before)
+
+
+def test_unvalidated_steps_still_refuse_ids_outside_the_phase() -> None:
+    engine, state = _bidding_state()
+    before = state.copy()
+    for bad in (3, 66, 10**6, -1):  # a card id while bidding, ids out of range
+        with pytest.raises(IllegalActionError, match="illegal action"):
+            engine.step(state, np.array([bad, 53]), validate=False)
+        assert state.equals(before)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"scores": np.array([2**40, 0, 0, 0])}, "scores=.*expected integers from -2147483648"),
+        ({"scores": np.array([1.5, 0, 0, 0])}, "scores=.*expected integers"),
+        ({"target": 0}, "target=0: expected integers from 1"),
+        ({"target": 2**33}, "target=.*expected integers from 1 to 2147483647"),
+        ({"dealer": 4}, "dealer=4: expected integers from 0 to 3"),
+        ({"match_id": np.array([1.0, 2.0])}, "match_id=.*expected integers"),
+        ({"seed": 1.5}, "seed=1.5: expected an integer"),
+    ],
+)
+def test_init_refuses_values_the_fields_cannot_hold(kwargs, message) -> None:
+    with pytest.raises(FourHundredError, match=message):
+        Engine(Rules()).init(2, **kwargs)
+
+
+def test_table_refuses_scores_outside_int32() -> None:
+    with pytest.raises(FourHundredError, match="scores"):
+        Table(scores=(2**40, 0, 0, 0))
+
+
+def test_deals_with_cards_beyond_the_pack_are_refused() -> None:
+    engine = Engine(Rules())
+    state = engine.init(1)
+    good = state.copy()
+    hands = np.array([[(1 << 13) - 1 << 13 * s for s in range(4)]], dtype=np.uint64)
+    hands[0, 0] = (hands[0, 0] & ~np.uint64(1)) | np.uint64(1 << 60)  # 13 cards, one is bit 60
+    with pytest.raises(FourHundredError, match="bits above card 51"):
+        engine.deal(state, np.array([0]), hands)
+    with pytest.raises(FourHundredError, match="expected \\(1, 4\\) uint64"):
+        engine.deal(state, np.array([0]), np.ones((1, 3), np.uint64))
+    assert state.equals(good)
+
+
+def test_views_and_observations_refuse_tables_and_seats_out_of_range() -> None:
+    engine, state = _bidding_state()
+    with pytest.raises(FourHundredError, match="table 5"):
+        seat_view(engine, state, np.array([5]))
+    with pytest.raises(FourHundredError, match="seat=7: expected seats 0 to 3"):
+        seat_view(engine, state, np.array([0]), seat=7)
+    view = seat_view(engine, state)
+    with pytest.raises(FourHundredError, match="out has shape"):
+        encode_observation(view, out=np.zeros((2, OBS_SIZE + 1), np.float32))
+    with pytest.raises(FourHundredError, match="legal_mask out="):
+        engine.legal_mask(state, out=np.zeros((2, 60), bool))
+
+
+# -- the records behind the fields --------------------------------------------------------------
+def test_fields_are_views_into_one_record_per_table() -> None:
+    engine, state = _bidding_state()
+    assert state.records.shape == (2,) and state.records.dtype == State.DTYPE
+    state.scores[1, 2] = 17
+    assert state.records["scores"][1, 2] == 17
+    state.scores = np.array([[1, 2, 3, 4], [5, 6, 7, 8]])  # assignment writes into the records
+    assert state.records["scores"].tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]]
+    assert state.forfeit.dtype == np.bool_ and state.thrown_in.dtype == np.bool_
+    engine.forfeit(state, np.array([1]), np.array([3]))
+    assert state.forfeit[1].tolist() == [False, False, False, True]
+
+
+def test_copies_selections_and_pickles_are_independent_batches() -> None:
+    _, state = _bidding_state()
+    for other in (state.copy(), state.select(np.array([0, 1])), pickle.loads(pickle.dumps(state))):
+        assert other.equals(state)
+        other.bids[0, 0] = 9
+        assert state.bids[0, 0] == 0
+        assert other.records["bids"][0, 0] == 9
+    joined = State.concat([state, state.select(1)])
+    assert joined.batch_size == 3 and joined.select(2).equals(state.select(1))
+
+
+def test_a_seat_view_built_from_arrays_packs_them() -> None:
+    engine, state = _bidding_state()
+    view = seat_view(engine, state)
+    rebuilt = SeatView(**{name: getattr(view, name) for name in SeatView.DTYPE.names})
+    assert rebuilt.equals(view)
+    assert encode_observation(rebuilt).tobytes() == encode_observation(view).tobytes()
+    assert (view.phase == Phase.BID).all()
