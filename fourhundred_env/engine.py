@@ -360,14 +360,15 @@ class Engine:
 
         `out`, if given, is a (B, 66) bool or int8 array written in place (and returned).
         """
+        records = state.records
         if out is None:
-            out = np.empty((state.batch_size, NUM_ACTIONS), np.bool_)
-        elif out.shape != (state.batch_size, NUM_ACTIONS) or out.dtype not in (np.bool_, np.int8):
+            out = np.empty((records.shape[0], NUM_ACTIONS), np.bool_)
+        elif out.shape != (records.shape[0], NUM_ACTIONS) or out.dtype not in (np.bool_, np.int8):
             raise FourHundredError(
                 f"legal_mask out= of shape {out.shape} and dtype {out.dtype}: expected "
-                f"({state.batch_size}, {NUM_ACTIONS}) bool or int8"
+                f"({records.shape[0]}, {NUM_ACTIONS}) bool or int8"
             )
-        K.legal_mask(state.records, self._r, out)
+        K.legal_mask(records, self._r, out)
         return out
 
     def random_actions(
@@ -390,8 +391,11 @@ class Engine:
         actions: np.ndarray,
         validate: bool = True,
         active: np.ndarray | None = None,
-    ) -> None:
+    ) -> int:
         """Apply one action per table (B,) int; tables with no pending decision ignore theirs.
+
+        Returns the number of tables whose hand ended at this step (played out or thrown in:
+        phase HAND_OVER or MATCH_OVER now), so a loop knows cheaply when to look for them.
 
         With `validate`, an illegal action raises IllegalActionError naming the table, seat,
         action and the legal actions, before anything changes. Without, only what keeps the
@@ -399,24 +403,28 @@ class Engine:
         With `active` (B,) bool, the tables where it is False are left as they are and their
         actions ignored.
         """
-        a = actions if type(actions) is np.ndarray else np.asarray(actions)
-        b = state.batch_size
-        if a.shape != (b,) or a.dtype.kind not in "iu":
-            self._bad_actions(a, b)
-        if a.dtype != np.int64:
-            a = a.astype(np.int64)
+        records = state.records
+        b = records.shape[0]
+        a = actions
+        if type(a) is not np.ndarray or a.dtype != np.int64 or a.shape != (b,):
+            a = self._coerce_actions(a, b)
         if active is None:
             active = _ALL
         elif active.shape != (b,) or active.dtype != np.bool_:
             raise FourHundredError(
                 f"active of shape {active.shape} and dtype {active.dtype}: expected ({b},) bool"
             )
-        bad = K.step(state.records, a, active, validate, self._r)
+        bad = K.step(records, a, active, validate, self._r)
         if bad >= 0:
             self._illegal(state, a, bad)
+        return -1 - bad
 
     @staticmethod
-    def _bad_actions(a: np.ndarray, b: int) -> None:
+    def _coerce_actions(actions: object, b: int) -> np.ndarray:
+        """Actions as a (b,) int64 array; anything else is refused (IllegalActionError)."""
+        a = np.asarray(actions)
+        if a.shape == (b,) and a.dtype.kind in "iu":
+            return a.astype(np.int64)
         if a.ndim == 1 and a.dtype.kind in "iu":
             raise IllegalActionError(
                 f"got {a.shape[0]} actions for {b} tables: expected one per table"

@@ -84,7 +84,7 @@ def sample_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> n
             f"{NUM_ACTIONS}) int8 or bool"
         )
     out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask, rng.random(mask.shape[0]), 0, out)
+    K.sample_mask(mask.view(np.uint8), rng.random(mask.shape[0]), 0, out)
     return out
 
 
