@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env import kernels as K
+from fourhundred_env._jit import inline, kernel
+from fourhundred_env.cards import BID_OFFSET, NUM_ACTIONS
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -43,13 +45,58 @@ class Agent:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed})"
 
 
+@inline
+def nth_true(row: np.ndarray, k: int) -> int:
+    """Index of the k-th (0-based) nonzero entry of `row`; needs k < its count."""
+    for a in range(row.shape[0]):
+        if row[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
 def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(K,) int64: a uniformly random True index of each row of a (K, 66) bool mask."""
-    counts = mask.sum(axis=1)
-    if (counts == 0).any():
+    """(K,) int64: a uniformly random True index of each row of a (K, 66) bool mask.
+
+    Draws rng.random(K), one uniform per row, and takes the True entry of rank floor(u * n)
+    (the engine's sampler kernel)."""
+    u = rng.random(mask.shape[0])
+    out = np.empty(mask.shape[0], np.int64)
+    K.sample_mask(mask.view(np.uint8), u, -1, out)
+    if (out < 0).any():
         raise ValueError("sample_masked: a row of the legal mask is empty")
-    k = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    return (np.cumsum(mask, axis=1) <= k[:, None]).sum(axis=1).astype(np.int64)
+    return out
+
+
+@kernel
+def random_legal(views: np.ndarray, u: np.ndarray, cut: int, out: np.ndarray) -> int:
+    """out (K,) int64: for each record of `views` (SeatView.DTYPE), the legal action of rank
+    ``floor(u * n)`` among its n legal actions once bids above `cut` are removed (bids
+    1..cut stay; where that leaves no bid, the lowest legal bid stays). u (K,) uniforms in
+    [0, 1). Returns the first record with no legal action, or -1."""
+    first = BID_OFFSET + 1
+    allowed = np.zeros(NUM_ACTIONS, np.bool_)
+    for i in range(views.shape[0]):
+        row = views[i]["legal_mask"]
+        lowest = -1
+        for a in range(first, first + 13):
+            if row[a]:
+                lowest = a
+                break
+        keep_lowest = lowest >= first + cut  # the cap removes every legal bid
+        n = 0
+        for a in range(NUM_ACTIONS):
+            ok = row[a] != 0 and (
+                a < first + cut or a >= first + 13 or (keep_lowest and a == lowest)
+            )
+            allowed[a] = ok
+            if ok:
+                n += 1
+        if n == 0:
+            return i
+        out[i] = nth_true(allowed, np.int64(u[i] * n))
+    return -1
 
 
 class RandomAgent(Agent):
@@ -64,20 +111,16 @@ class RandomAgent(Agent):
     def __init__(self, rules: Rules | None = None, seed: int = 0, max_bid: int | None = 4) -> None:
         super().__init__(rules, seed)
         self.max_bid = max_bid
+        # bids kept: 1..cut, as the slice [:max_bid] of bids 1..13 (a negative max_bid counts
+        # from 13 down, as it did when the cap was that slice of the mask)
+        self._cut = 13 if max_bid is None else len(range(13)[:max_bid])
 
     def act(self, view: SeatView) -> np.ndarray:
-        mask = view.legal_mask
-        if self.max_bid is not None:
-            bids = mask[:, 52:65].copy()
-            capped = bids.copy()
-            capped[:, self.max_bid :] = False
-            # keep the minimum bid where the cap removes every bid
-            lowest = np.argmax(bids, axis=1)
-            empty = ~capped.any(axis=1) & bids.any(axis=1)
-            capped[np.flatnonzero(empty), lowest[empty]] = True
-            mask = mask.copy()
-            mask[:, 52:65] = capped
-        return sample_masked(mask, self.rng)
+        u = self.rng.random(view.size)
+        out = np.empty(view.size, np.int64)
+        if random_legal(view.records, u, self._cut, out) >= 0:
+            raise ValueError("sample_masked: a row of the legal mask is empty")
+        return out
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
         actions = self.act(view)
