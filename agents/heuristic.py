@@ -1,7 +1,10 @@
-"""Scripted bots, batched with numpy: `heuristic` and the `minbid` baseline.
+"""Scripted bots, compiled: `heuristic` and the `minbid` baseline.
 
-:class:`HeuristicAgent` decides for K tables at once with array operations on uint64 card sets
-(no Python loop over tables).
+:class:`HeuristicAgent` decides for the K tables of a view in one call of a compiled kernel
+(:func:`decide`) that loops over the view's records (``view.records``, see
+:mod:`fourhundred_env.records`), bids and cards mixed, on uint64 card sets. One table and
+4,096 tables take the same code, and a table decides the same alone or in a batch. The
+kernels run unchanged as plain Python under ``NUMBA_DISABLE_JIT=1``.
 
 **Bidding.** A linear hand evaluation gives the expected number of tricks E (side-suit aces,
 kings and queens by length and company; heart honours and length; short side suits that can
@@ -29,84 +32,34 @@ only the opponents need tricks, cash winners to deny them. Each rule was kept be
 duplicate matches against the version without it (BENCHMARKS.md, "Tournament").
 
 `HeuristicParams` holds the tunable constants; ``heuristic:sigma=1.2,epsilon=0.05`` overrides
-them from an agent spec (``epsilon`` > 0 mixes in random legal moves).
+them from an agent spec (``epsilon`` > 0 mixes in random legal moves). The kernels read them
+as one record (:func:`params_record`).
 
 :class:`MinBidAgent` plays like the heuristic but always bids its minimum, or, as dealer, the
 bid that makes the required total (if it can); it never asks for a redeal. It plays like the
-frozen `heuristic-v1`, so it stays a fixed baseline while `heuristic` improves.
+frozen `heuristic-v1` (with :data:`HEURISTIC_V1_PARAMS`), so it stays a fixed baseline while
+`heuristic` improves.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.base import Agent, sample_masked
-from agents.heuristic_v1 import HeuristicV1Agent
 from agents.registry import register_agent
-from fourhundred_env.cards import BID_OFFSET, NUM_CARDS, REDEAL_ACTION, SUIT_SETS
-from fourhundred_env.engine import Phase
+from fourhundred_env._jit import ONE, U64, ZERO, highest_bit, inline, kernel, lowest_bit, popcount
+from fourhundred_env.cards import BID_OFFSET, FULL_DECK, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.kernels import BID, HEARTS, PLAY, SUITS, bid_value, rules_record
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-_U64 = np.uint64
-_ONE = _U64(1)
-_FULL = _U64((1 << NUM_CARDS) - 1)
-_HEARTS = SUIT_SETS[3]
-_SIDE = SUIT_SETS[:3]
-# _ABOVE[c + 1]: the cards with an id above c, for c = -1..51 (bits above c within the deck).
-_ABOVE = np.array(
-    [
-        ((1 << NUM_CARDS) - 1) & ~((2 << c) - 1) if c >= 0 else (1 << NUM_CARDS) - 1
-        for c in range(-1, 52)
-    ],
-    dtype=np.uint64,
-)
-_BYTE_WEIGHTS = (1 << np.arange(8, dtype=np.uint64)).astype(np.uint64)
-
-
-def _lowest(x: np.ndarray) -> np.ndarray:
-    """Index (int64) of the lowest set bit of each uint64 (< 2**53), -1 where x == 0."""
-    lsb = x & (~x + _ONE)
-    e = np.frexp(lsb.astype(np.float64))[1].astype(np.int64) - 1
-    return np.where(x != 0, e, -1)
-
-
-def _highest(x: np.ndarray) -> np.ndarray:
-    """Index (int64) of the highest set bit of each uint64 (< 2**53), -1 where x == 0."""
-    e = np.frexp(x.astype(np.float64))[1].astype(np.int64) - 1
-    return np.where(x != 0, e, -1)
-
-
-def _count(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(x).astype(np.int64)
-
-
-def _above(card: np.ndarray) -> np.ndarray:
-    """(..) uint64: cards with an id above `card` (-1: every card)."""
-    return _ABOVE[card + 1]
-
-
-def mask_to_set(mask: np.ndarray) -> np.ndarray:
-    """(K, 52) bool -> (K,) uint64 card sets."""
-    k = mask.shape[0]
-    packed = np.zeros((k, 8), np.uint8)
-    packed[:, :7] = np.packbits(mask[:, :NUM_CARDS], axis=1, bitorder="little")
-    return packed.view("<u8").reshape(k).astype(np.uint64)
-
-
-def _norm_cdf(x: np.ndarray) -> np.ndarray:
-    """Standard normal CDF (Abramowitz-Stegun 7.1.26 erf, |error| < 1.5e-7)."""
-    z = np.abs(x) / np.sqrt(2.0)
-    t = 1.0 / (1.0 + 0.3275911 * z)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    erf = 1.0 - poly * np.exp(-z * z)
-    return 0.5 * (1.0 + np.where(x >= 0, erf, -erf))
+DECK = FULL_DECK
+SQRT2 = math.sqrt(2.0)  # the same double as np.sqrt(2.0)
 
 
 @dataclass(frozen=True)
@@ -132,6 +85,48 @@ class HeuristicParams:
     epsilon: float = 0.0
     """Probability of a uniformly random legal action instead (from the agent's seeded rng):
     a stochastic variant for mirror checks and diverse opponents."""
+
+
+HEURISTIC_V1_PARAMS = HeuristicParams(
+    sigma=1.0,
+    bid_bias=0.3,
+    others_bids_weight=0.12,
+    finish_bonus=20.0,
+    risk_loss_weight=0.6,
+    partner_make_prob=0.75,
+    redeal_below=-0.5,
+    void_guess=2,
+    epsilon=0.0,
+)
+"""The parameters of `heuristic-v1` (and of `minbid`'s card play), frozen: written out rather
+than taken from the defaults, so that tuning `HeuristicParams` leaves the yardstick alone.
+tests/test_heuristic_fixture.py holds both bots to their recorded decisions."""
+
+PARAMS_DTYPE = np.dtype(
+    [
+        ("sigma", np.float64),
+        ("bid_bias", np.float64),
+        ("others_bids_weight", np.float64),
+        ("finish_bonus", np.float64),
+        ("risk_loss_weight", np.float64),
+        ("partner_make_prob", np.float64),
+        ("redeal_below", np.float64),
+        ("void_guess", np.int64),
+        ("min_bids", np.uint8),  # 1: bid like `minbid` instead of by the hand evaluation
+    ],
+    align=True,
+)
+"""The kernels' view of `HeuristicParams` (epsilon is drawn outside them) and the bidding."""
+
+
+def params_record(params: HeuristicParams, min_bids: bool = False) -> np.ndarray:
+    """The parameters as a (1,) record array of PARAMS_DTYPE, what the kernels read."""
+    p = np.zeros(1, PARAMS_DTYPE)
+    for name in PARAMS_DTYPE.names:
+        if name != "min_bids":
+            p[name] = getattr(params, name)
+    p["min_bids"] = min_bids
+    return p
 
 
 # Weights of the hand evaluation features (see `hand_features`); fitted on heuristic self-play
@@ -184,385 +179,521 @@ _WEIGHTS = np.array(
         0.24,  # side_doubletons_with_hearts
     ]
 )
+NUM_FEATURES = len(_FEATURE_NAMES)
+
+
+# -- card-set helpers -----------------------------------------------------------------------
+@inline
+def above(card: int) -> np.uint64:
+    """The cards with an id above `card` (-1..51; -1: every card)."""
+    return DECK & ~((ONE << U64(card + 1)) - ONE)
+
+
+@inline
+def holds(hand: np.uint64, suit: int, rank: int) -> bool:
+    """True if `hand` holds the card of `suit` and `rank`."""
+    return ((hand >> U64(13 * suit + rank)) & ONE) != ZERO
+
+
+@inline
+def card_set(mask_row: np.ndarray) -> np.uint64:
+    """The cards (0..51) set in a row (66,) of a legal mask, as a uint64 set."""
+    cards = ZERO
+    for c in range(NUM_CARDS):
+        if mask_row[c]:
+            cards |= ONE << U64(c)
+    return cards
+
+
+@inline
+def at(table: int, rel_seat: int, suit: int) -> bool:
+    """Entry (rel_seat, suit) of a 4 x 4 boolean table packed into bits 4 * rel_seat + suit
+    of an int (the play's tables of who may hold, be void in or ruff each suit)."""
+    return ((table >> (4 * rel_seat + suit)) & 1) == 1
+
+
+# -- bidding --------------------------------------------------------------------------------
+@inline
+def write_features(hand: np.uint64, f: np.ndarray) -> None:
+    """The evaluation features (names in `_FEATURE_NAMES`) of a hand into f (F,) float64."""
+    for i in range(NUM_FEATURES):
+        f[i] = 0.0
+    f[0] = 1.0
+    n_h = popcount(hand & HEARTS)
+    for s in range(3):
+        n = popcount(hand & SUITS[s])
+        a = holds(hand, s, 12)
+        k = holds(hand, s, 11)
+        q = holds(hand, s, 10)
+        if a:
+            f[1] += 1.0
+            if n >= 6:
+                f[2] += 1.0
+            if k:
+                f[3] += 1.0
+        elif k:
+            if n >= 2:
+                f[4] += 1.0
+            elif n == 1:
+                f[5] += 1.0
+        if q:
+            if a and k:
+                f[6] += 1.0
+            elif n >= 3:
+                f[7 if a or k else 8] += 1.0  # with one honour above it, or with neither
+        f[9] += max(n - 4, 0)
+        if n_h >= 1 and n <= 1:
+            f[18 + n] += 1.0  # a void or a singleton that hearts can ruff
+        if n == 2 and n_h >= 2:
+            f[20] += 1.0
+    if holds(hand, 3, 12):
+        f[10] = 1.0
+    if holds(hand, 3, 11):
+        f[11 if n_h >= 2 else 12] = 1.0
+    if holds(hand, 3, 10):
+        f[13 if n_h >= 3 else 14] = 1.0
+    if holds(hand, 3, 9) and n_h >= 4:
+        f[15] = 1.0
+    f[16] = popcount(hand & HEARTS & ~above(13 * 3 + 8))  # hearts 2..10
+    f[17] = max(n_h - 3, 0)
+
+
+@inline
+def expected_tricks_of(hand: np.uint64, f: np.ndarray) -> float:
+    """Tricks a hand should take before the others' bids (f: (F,) float64 scratch).
+
+    The features are summed in index order, one product at a time: a function of the hand
+    alone, the same with and without numba. The numpy version's BLAS dot product summed in
+    an order set by the table's place in the batch (four FMA lanes for most rows, other
+    kernels for the last K % 4 rows and for K = 1) and differs in the last bit for about a
+    third of the hands; no decision of the fixture depends on that bit."""
+    write_features(hand, f)
+    e = 0.0
+    for i in range(NUM_FEATURES):
+        e += f[i] * _WEIGHTS[i]
+    return e
+
+
+@inline
+def norm_cdf(x: float) -> float:
+    """Standard normal CDF (Abramowitz-Stegun 7.1.26 erf, |error| < 1.5e-7).
+
+    math.exp is the C library's exp in numba and in Python alike (numpy's vectorised exp can
+    differ in the last bit). The approximation jumps by 1e-9 at x = 0 (its erf(0) is not 0),
+    so a bid whose x is 0 in decimal arithmetic (E + bid_bias a half-integer) takes the sign
+    of the last bit of E; that decides a bid only where its utility is compared with 0
+    (a dealer's thrown-in bids), rarely."""
+    z = abs(x) / SQRT2
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    erf = 1.0 - poly * math.exp(-z * z)
+    return 0.5 * (1.0 + (erf if x >= 0 else -erf))
+
+
+@inline
+def dealer_others(v: np.ndarray, r: np.ndarray, p: np.ndarray) -> float:
+    """The other three players' expected points in a played hand, as the dealer sees them
+    from their bids: + for the partner, - for the opponents."""
+    me = np.int64(v["seat"])
+    scores = v["scores_before"]
+    bids = v["bids"]
+    target = np.int64(v["target"])
+    q = p["partner_make_prob"]
+    others = 0.0
+    for rel in range(1, 4):
+        seat = (me + rel) & 3
+        sc = np.int64(scores[seat])
+        val = np.float64(bid_value(np.int64(bids[seat]), sc, r))
+        win = 1.0 if sc + val >= target and np.int64(scores[(seat + 2) & 3]) > 0 else 0.0
+        ev = (2 * q - 1) * val + p["finish_bonus"] * q * win
+        others += ev if rel == 2 else -ev
+    return others
+
+
+@inline
+def heuristic_bid(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray) -> int:
+    """The heuristic's bid (action 52..64) or redeal (65) at a bidding table."""
+    me = np.int64(v["seat"])
+    scores = v["scores_before"]
+    my_score = np.int64(scores[me])
+    partner_score = np.int64(scores[(me + 2) & 3])
+    right = np.int64(scores[(me + 1) & 3])
+    left = np.int64(scores[(me + 3) & 3])
+    # the opponents' closest qualifying player
+    opp_best = max(right if left > 0 else -999, left if right > 0 else -999)
+    target = np.int64(v["target"])
+    bids = v["bids"]
+    others = 0  # own bid is still 0
+    prev_weight = 0
+    top_bid = 0
+    for s in range(4):
+        b = np.int64(bids[s])
+        others += b
+        prev_weight += np.int64(r["weights"][b])
+        top_bid = max(top_bid, b)
+    num_prev = np.int64(v["num_bids"])
+    e = expected_tricks_of(v["hand_set"], f) + p["bid_bias"]
+    e = e - p["others_bids_weight"] * max(others - 3 * num_prev, 0)
+
+    danger = opp_best >= target - 10 and max(my_score, partner_score) < target - 15
+    loss_w = p["risk_loss_weight"] if danger else 1.0
+    row = 1 if my_score >= r["thirty"] else 0
+    # The dealer bids last: a bid that leaves the total short throws the hand in (worth 0).
+    dealer = num_prev == 3
+    others_ev = dealer_others(v, r, p) if dealer else 0.0
+    required = np.int64(v["required_total"])
+    legal = v["legal_mask"]
+    best = 0
+    best_u = -np.inf
+    for b in range(1, 14):
+        if not legal[BID_OFFSET + b]:
+            continue
+        value = np.float64(r["values"][row, b])
+        prob = norm_cdf((e - b + 0.5) / p["sigma"])
+        # bonus * prob * 0/1 rather than a branch: the same doubles, signed zeros included,
+        # as the numpy version that the recorded decisions came from
+        finish = 1.0 if my_score + value >= target and partner_score > 0 else 0.0
+        u = value * (prob - loss_w * (1.0 - prob)) + p["finish_bonus"] * prob * finish
+        if dealer:
+            if r["five_to_run"]:
+                played = top_bid >= 5 or b >= 5
+            else:
+                played = prev_weight + np.int64(r["weights"][b]) >= required
+            u = u + others_ev if played else 0.0
+        if u > best_u:  # strict: the lowest of equal bids, as argmax took
+            best_u = u
+            best = b
+    if legal[REDEAL_ACTION] and best_u < p["redeal_below"]:
+        return REDEAL_ACTION
+    return BID_OFFSET + best
+
+
+@inline
+def minimum_bid(v: np.ndarray, r: np.ndarray) -> int:
+    """`minbid`'s bid (action 52..64): its minimum, or as dealer the lowest legal bid that
+    makes the total (five_to_run: 5 while nobody has bid 5), when it can."""
+    legal = v["legal_mask"]
+    lowest = 1
+    for b in range(1, 14):
+        if legal[BID_OFFSET + b]:
+            lowest = b
+            break
+    if np.int64(v["num_bids"]) != 3:
+        return BID_OFFSET + lowest
+    bids = v["bids"]
+    needed = lowest
+    if r["five_to_run"]:
+        top_bid = 0
+        for s in range(4):
+            top_bid = max(top_bid, np.int64(bids[s]))
+        if top_bid < 5:
+            needed = 5
+    else:
+        prev_weight = 0
+        for s in range(4):
+            prev_weight += np.int64(r["weights"][np.int64(bids[s])])
+        required = np.int64(v["required_total"])
+        for b in range(1, 14):
+            if legal[BID_OFFSET + b] and prev_weight + np.int64(r["weights"][b]) >= required:
+                needed = b
+                break
+    return BID_OFFSET + max(needed, lowest)
+
+
+# -- card play ------------------------------------------------------------------------------
+@inline
+def low_card(legal: np.uint64, unseen: np.uint64, have_led: bool) -> int:
+    """The card to play when not trying to win a trick being followed: the lowest of the suit
+    led, or a discard (lowest card of the shortest side suit, keeping masters and hearts)."""
+    follow_low = lowest_bit(legal)
+    if have_led:
+        return follow_low
+    best_key = 10**7
+    best = -1  # lowest card of the suit with the smallest key, -1 if no side card
+    for s in range(3):
+        side = legal & SUITS[s]
+        n = popcount(side)
+        if n == 0:
+            continue
+        low = lowest_bit(side)
+        masters = (unseen & SUITS[s] & above(low)) == ZERO  # nothing out beats even our lowest
+        key = n * 16 + low % 13 + (1000 if masters else 0)
+        if key < best_key:
+            best_key = key
+            best = low
+    if best < 0:
+        best = lowest_bit(legal & HEARTS)
+    return best if best >= 0 else follow_low
+
+
+@inline
+def lead_card(hand: np.uint64, unseen: np.uint64, shown: int, may_hold: int, may_ruff: int,
+              my_need: bool, p_need: bool, opp_need: bool, low: int) -> int:  # fmt: skip
+    """The card to lead. `shown`, `may_hold`, `may_ruff`: the packed (rel seat, suit) tables
+    of `play_card`."""
+    my_h = hand & HEARTS
+    n_h = popcount(my_h)
+    top_h = highest_bit(my_h)
+    master_h = top_h >= 0 and (unseen & HEARTS & above(top_h)) == ZERO
+    safe_key = 0
+    cash = -1  # safe master in the suit with most cards still out (least likely to be ruffed)
+    single = -1  # singleton side card that is not a master: lead it to ruff that suit later
+    short_key = -(10**7)
+    short_low = -1  # low from the shortest side suit (towards a void; beat the longest)
+    into_void = -1  # low in a suit the partner is void in (partner may ruff)
+    for s in range(3):
+        side = hand & SUITS[s]
+        n = popcount(side)
+        if n == 0:
+            continue
+        top = highest_bit(side)
+        low = lowest_bit(side)
+        master = (unseen & SUITS[s] & above(top)) == ZERO
+        if master and not at(may_ruff, 1, s) and not at(may_ruff, 3, s):
+            key = popcount(unseen & SUITS[s]) + 1
+            if key > safe_key:
+                safe_key = key
+                cash = top
+        if single < 0 and n == 1 and not master and n_h > 0:
+            single = low
+        key = -n * 16 - low % 13
+        if key > short_key:
+            short_key = key
+            short_low = low
+        if into_void < 0 and at(shown, 2, s) and at(may_hold, 2, 3):
+            into_void = low
+    if short_low < 0:
+        short_low = lowest_bit(my_h)
+
+    # With tricks to make: the top heart first (draws trumps; measured better than cashing
+    # side masters first), then safe side masters, then a singleton, then low.
+    if my_need:
+        if master_h:
+            lead = top_h
+        elif cash >= 0:
+            lead = cash
+        elif single >= 0:
+            lead = single
+        else:
+            lead = short_low
+    elif p_need:
+        lead = into_void if into_void >= 0 else short_low
+    elif opp_need:
+        lead = top_h if master_h else (cash if cash >= 0 else short_low)
+    else:
+        lead = short_low
+    return lead if lead >= 0 else low
+
+
+@inline
+def play_card(v: np.ndarray, p: np.ndarray) -> int:
+    """The heuristic's card (0..51) at a table in play (see the module docstring)."""
+    me = np.int64(v["seat"])
+    hand = v["hand_set"]
+    legal = card_set(v["legal_mask"])
+    played = v["played_set"]
+    unseen = DECK & ~hand & ~(played[0] | played[1] | played[2] | played[3])  # held by others
+
+    bids = v["bids"]
+    won = v["tricks_won"]
+    my_need = np.int64(bids[me]) > np.int64(won[me])
+    mate = (me + 2) & 3
+    p_need = np.int64(bids[mate]) > np.int64(won[mate])
+    opp_need = False
+    for rel in (1, 3):
+        seat = (me + rel) & 3
+        opp_need = opp_need or np.int64(bids[seat]) > np.int64(won[seat])
+    worth = my_need or opp_need  # our side gains from winning this trick
+
+    # (rel seat, suit) tables, packed 4 bits per rel seat (rel 0 me, 1 right, 2 partner,
+    # 3 left): shown void, may still hold the suit, may be void in it, may ruff it.
+    guess = p["void_guess"]
+    out_suits = 0
+    thin_suits = 0
+    for s in range(4):
+        n = popcount(unseen & SUITS[s])
+        if n > 0:
+            out_suits |= 1 << s
+        if n <= guess:
+            thin_suits |= 1 << s
+    shown = 0
+    may_hold = 0
+    may_be_void = 0
+    may_ruff = 0
+    for rel in range(4):
+        void = np.int64(v["shown_void"][(me + rel) & 3]) & 15
+        hold = out_suits & ~void
+        maybe = void | thin_suits
+        shown |= void << (4 * rel)
+        may_hold |= hold << (4 * rel)
+        may_be_void |= maybe << (4 * rel)
+        if hold & 8:  # may hold hearts: may ruff the side suits it may be void in
+            may_ruff |= (maybe & 7) << (4 * rel)
+
+    size = np.int64(v["trick_size"])
+    leading = size == 0
+    if leading:
+        return lead_card(hand, unseen, shown, may_hold, may_ruff, my_need, p_need, opp_need,
+                         lowest_bit(legal))  # fmt: skip
+    led = np.int64(v["led_suit"])
+    led_set = SUITS[led]
+    w_rel = 0  # the card winning the trick so far, and its player
+    w_card = -1
+    best = -1
+    for rel in range(4):
+        c = np.int64(v["trick_cards"][(me + rel) & 3])
+        if c < 0:
+            continue
+        suit = c // 13
+        strength = c % 13 + (13 if suit == led else 0) + (26 if suit == 3 else 0)
+        if strength > best:
+            best = strength
+            w_rel = rel
+            w_card = c
+    heart_wins = w_card >= 39 and led != 3  # a ruff is winning a side-suit trick
+    opp1_later = size <= 2  # right-hand opponent still to play (the left-hand one has played)
+    have_led = (hand & led_set) != ZERO
+
+    # The cheapest card that beats the trick, and the cheapest sure winner: following suit,
+    # or ruffing (void in a side suit led) with the lowest heart that wins.
+    beat = -1
+    sure = -1
+    if have_led:
+        if not heart_wins:
+            beat = lowest_bit(legal & above(w_card))
+            if not (opp1_later and at(may_ruff, 1, led)):
+                thr = w_card
+                if opp1_later and at(may_hold, 1, led):
+                    thr = max(w_card, highest_bit(unseen & led_set))
+                sure = lowest_bit(legal & above(thr))
+    elif led != 3 and (legal & HEARTS) != ZERO:
+        thr = w_card if heart_wins else -1
+        beat = lowest_bit(legal & HEARTS & above(thr))
+        if opp1_later and at(may_be_void, 1, led) and at(may_hold, 1, 3):  # may overruff
+            thr = max(thr, highest_bit(unseen & HEARTS))
+        sure = lowest_bit(legal & HEARTS & above(thr))
+    low = low_card(legal, unseen, have_led)
+
+    if w_rel == 2:
+        # Is the partner's winning card safe from the right-hand opponent (the only one left)?
+        if heart_wins:
+            beaten = at(may_be_void, 1, led) and at(may_hold, 1, 3)
+            beaten = beaten and (unseen & HEARTS & above(w_card)) != ZERO
+        else:
+            beaten = at(may_hold, 1, led) and (unseen & led_set & above(w_card)) != ZERO
+            beaten = beaten or at(may_ruff, 1, led)
+        partner_sure = not (opp1_later and beaten)
+        if sure >= 0 and ((not p_need and my_need) or (not partner_sure and worth)):
+            return sure  # overtake
+        return low
+    if worth:
+        if sure >= 0:
+            if size != 1 or my_need:  # second hand: a sure winner only for ourselves
+                return sure
+        elif beat >= 0:
+            if size == 2:  # third hand high
+                return highest_bit(legal & led_set) if have_led else beat
+            if size == 1 and not have_led:  # second hand ruffs
+                return beat
+    return low
+
+
+# -- kernels --------------------------------------------------------------------------------
+@kernel
+def decide(views: np.ndarray, rules: np.ndarray, params: np.ndarray, out: np.ndarray) -> None:
+    """out (K,) int64: the heuristic's action at each of the K records of `views`
+    (SeatView.DTYPE): a bid or redeal where bidding (by `minimum_bid` when params
+    (PARAMS_DTYPE, (1,)) says min_bids), a card where playing, -1 otherwise. `rules`: the
+    engine's (1,) rules record."""
+    r = rules[0]
+    p = params[0]
+    f = np.empty(NUM_FEATURES)
+    for j in range(views.shape[0]):
+        v = views[j]
+        phase = v["phase"]
+        if phase == BID:
+            out[j] = minimum_bid(v, r) if p["min_bids"] else heuristic_bid(v, r, p, f)
+        elif phase == PLAY:
+            out[j] = play_card(v, p)
+        else:
+            out[j] = -1
+
+
+@kernel
+def features_of(hands: np.ndarray, out: np.ndarray) -> None:
+    """out (K, F) float64: the evaluation features of hands (K,) uint64."""
+    for i in range(hands.shape[0]):
+        write_features(hands[i], out[i])
+
+
+@kernel
+def expected_tricks_kernel(hands: np.ndarray, out: np.ndarray) -> None:
+    """out (K,) float64: the tricks hands (K,) uint64 should take, before the others' bids."""
+    f = np.empty(NUM_FEATURES)
+    for i in range(hands.shape[0]):
+        out[i] = expected_tricks_of(hands[i], f)
 
 
 def hand_features(hand: np.ndarray) -> np.ndarray:
     """(K,) uint64 hands -> (K, F) float64 evaluation features (names in `_FEATURE_NAMES`)."""
-    k = hand.shape[0]
-    f = np.zeros((k, len(_FEATURE_NAMES)))
-    f[:, 0] = 1.0
+    hands = np.ascontiguousarray(hand, np.uint64)
+    out = np.empty((hands.shape[0], NUM_FEATURES))
+    features_of(hands, out)
+    return out
 
-    def has(suit: int, rank: int) -> np.ndarray:
-        return ((hand >> _U64(13 * suit + rank)) & _ONE).astype(bool)
 
-    n_h = _count(hand & _HEARTS)
-    for s in range(3):
-        n = _count(hand & _SIDE[s])
-        a, kk, q = has(s, 12), has(s, 11), has(s, 10)
-        f[:, 1] += a
-        f[:, 2] += a & (n >= 6)
-        f[:, 3] += kk & a
-        f[:, 4] += kk & ~a & (n >= 2)
-        f[:, 5] += kk & ~a & (n == 1)
-        f[:, 6] += q & a & kk
-        f[:, 7] += q & (a ^ kk) & (n >= 3)
-        f[:, 8] += q & ~a & ~kk & (n >= 3)
-        f[:, 9] += np.maximum(n - 4, 0)
-        trumps = n_h >= 1
-        f[:, 18] += (n == 0) & trumps
-        f[:, 19] += (n == 1) & trumps
-        f[:, 20] += (n == 2) & (n_h >= 2)
-    ha, hk, hq, hj = has(3, 12), has(3, 11), has(3, 10), has(3, 9)
-    f[:, 10] = ha
-    f[:, 11] = hk & (n_h >= 2)
-    f[:, 12] = hk & (n_h == 1)
-    f[:, 13] = hq & (n_h >= 3)
-    f[:, 14] = hq & (n_h < 3)
-    f[:, 15] = hj & (n_h >= 4)
-    f[:, 16] = _count(hand & _HEARTS & ~_above(np.full(k, 13 * 3 + 8))) - 0  # hearts 2..10
-    f[:, 17] = np.maximum(n_h - 3, 0)
-    return f
+def mask_to_set(mask: np.ndarray) -> np.ndarray:
+    """(K, 52) bool -> (K,) uint64 card sets."""
+    k = mask.shape[0]
+    packed = np.zeros((k, 8), np.uint8)
+    packed[:, :7] = np.packbits(mask[:, :NUM_CARDS], axis=1, bitorder="little")
+    return packed.view("<u8").reshape(k).astype(np.uint64)
 
 
 class HeuristicAgent(Agent):
-    """Rule-based bidding and card play, batched over tables (see the module docstring)."""
+    """Rule-based bidding and card play, compiled (see the module docstring)."""
 
     name = "heuristic"
+    _MIN_BIDS = False
+    """True: bid like `minbid` (the kernel's min_bids switch) instead of by the evaluation."""
 
     def __init__(
         self, rules: Rules | None = None, seed: int = 0, params: HeuristicParams | None = None
     ) -> None:
         super().__init__(rules, seed)
         self.params = params if params is not None else HeuristicParams()
-        self._values = self.rules.value_table().astype(np.float64)  # (2, 14)
-        self._weights = self.rules.total_weights().astype(np.int64)  # (14,)
-        self._thirty = self.rules.five_six_face_value_from
+        self._rules = rules_record(self.rules)
+        self._params = params_record(self.params, self._MIN_BIDS)
 
-    # -- protocol ---------------------------------------------------------------------------
     def act(self, view: SeatView) -> np.ndarray:
         """(K,) int64 legal actions for the K tables of `view` (bidding or playing)."""
-        out = self._decide(view)
+        out = np.empty(view.size, np.int64)
+        decide(view.records, self._rules, self._params, out)
         if self.params.epsilon > 0:
             explore = self.rng.random(view.size) < self.params.epsilon
             if explore.any():
                 out[explore] = sample_masked(view.legal_mask[explore], self.rng)
         return out
 
-    def _decide(self, view: SeatView) -> np.ndarray:
-        """(K,) int64 the heuristic's action at each table (bids and cards split by phase)."""
-        k = view.size
-        bidding = view.phase == Phase.BID
-        playing = view.phase == Phase.PLAY
-        if bidding.all():
-            return self._bid(view)
-        if playing.all():
-            return self._play(view)
-        out = np.full(k, -1, np.int64)
-        if bidding.any():
-            out[bidding] = self._bid(view.select(np.flatnonzero(bidding)))
-        if playing.any():
-            out[playing] = self._play(view.select(np.flatnonzero(playing)))
-        return out
-
-    # -- bidding ----------------------------------------------------------------------------
     def expected_tricks(self, view: SeatView) -> np.ndarray:
         """(K,) float64: tricks this hand should take, before the others' bids."""
-        return hand_features(view.hand_set) @ _WEIGHTS
-
-    def _bid_values(self, view: SeatView) -> np.ndarray:
-        """(K, 14) float64 value of a made bid of 0..13 for the viewer (thirty rule applied)."""
-        rows = np.arange(view.size)
-        score = view.scores_before[rows, view.seat]
-        if self._thirty is None:
-            return np.broadcast_to(self._values[0], (view.size, 14))
-        return self._values[(score >= self._thirty).astype(np.intp)]
-
-    def _bid(self, view: SeatView) -> np.ndarray:
-        p = self.params
-        k = view.size
-        rows = np.arange(k)
-        me = view.seat.astype(np.int64)
-        partner = (me + 2) & 3
-        scores = view.scores_before.astype(np.int64)
-        my_score = scores[rows, me]
-        partner_score = scores[rows, partner]
-        opp_best = np.maximum(
-            np.where(scores[rows, (me + 3) & 3] > 0, scores[rows, (me + 1) & 3], -999),
-            np.where(scores[rows, (me + 1) & 3] > 0, scores[rows, (me + 3) & 3], -999),
-        )  # the opponents' closest qualifying player
-        target = view.target.astype(np.int64)
-
-        bids = view.bids.astype(np.int64)
-        num_prev = view.num_bids.astype(np.int64)
-        others = bids.sum(axis=1)  # own bid is still 0
-        e = self.expected_tricks(view) + p.bid_bias
-        e = e - p.others_bids_weight * np.maximum(others - 3 * num_prev, 0)
-
-        values = self._bid_values(view)  # (K, 14)
-        b = np.arange(14)
-        prob = _norm_cdf((e[:, None] - b[None, :] + 0.5) / p.sigma)
-        danger = (opp_best >= target - 10) & (np.maximum(my_score, partner_score) < target - 15)
-        loss_w = np.where(danger, p.risk_loss_weight, 1.0)[:, None]
-        finish = (my_score[:, None] + values >= target[:, None]) & (partner_score > 0)[:, None]
-        utility = values * (prob - loss_w * (1.0 - prob)) + p.finish_bonus * prob * finish
-
-        # The dealer bids last: a bid that leaves the total short throws the hand in (worth 0).
-        dealer = num_prev == 3
-        if dealer.any():
-            utility = np.where(dealer[:, None], self._dealer_utility(view, utility), utility)
-
-        legal = view.legal_mask[:, BID_OFFSET + 1 : BID_OFFSET + 14]  # bids 1..13
-        cand = np.full((k, 14), -np.inf)
-        cand[:, 1:] = np.where(legal, utility[:, 1:], -np.inf)
-        best = np.argmax(cand, axis=1)
-        action = BID_OFFSET + best
-        redeal_ok = view.legal_mask[:, REDEAL_ACTION]
-        redeal = redeal_ok & (cand[rows, best] < p.redeal_below)
-        return np.where(redeal, REDEAL_ACTION, action).astype(np.int64)
-
-    def _dealer_utility(self, view: SeatView, utility: np.ndarray) -> np.ndarray:
-        """(K, 14) utility of each bid for a dealer: 0 where the hand would be thrown in."""
-        p = self.params
-        k = view.size
-        rows = np.arange(k)
-        me = view.seat.astype(np.int64)
-        bids = view.bids.astype(np.int64)
-        scores = view.scores_before.astype(np.int64)
-        target = view.target.astype(np.int64)
-        b = np.arange(14)
-        if self.rules.five_to_run:
-            played = (bids.max(axis=1)[:, None] >= 5) | (b[None, :] >= 5)
-        else:
-            prev = self._weights[bids].sum(axis=1)
-            played = prev[:, None] + self._weights[b][None, :] >= view.required_total[:, None]
-        # The others' expected points (from their bids), + for the partner, - for opponents.
-        q = p.partner_make_prob
-        thirty = self._thirty
-        others = np.zeros(k)
-        for rel in (1, 2, 3):
-            seat = (me + rel) & 3
-            bid = bids[rows, seat]
-            sc = scores[rows, seat]
-            row = (sc >= thirty).astype(np.intp) if thirty is not None else np.zeros(k, np.intp)
-            val = self._values[row, bid]
-            mate_positive = scores[rows, (seat + 2) & 3] > 0
-            win = (sc + val >= target) & mate_positive
-            ev = (2 * q - 1) * val + p.finish_bonus * q * win
-            others += ev if rel == 2 else -ev
-        return np.where(played, utility + others[:, None], 0.0)
-
-    # -- card play --------------------------------------------------------------------------
-    def _play(self, view: SeatView) -> np.ndarray:
-        p = self.params
-        k = view.size
-        rows = np.arange(k)
-        me = view.seat.astype(np.int64)
-        rel_seat = (me[:, None] + np.arange(4)[None, :]) & 3  # rel 0 me, 1 right, 2 partner, 3 left
-        hand = view.hand_set
-        legal = mask_to_set(view.legal_mask)
-        played = np.bitwise_or.reduce(view.played_set, axis=1)
-        unseen = _FULL & ~hand & ~played  # cards still held by the other three
-
-        need = np.maximum(view.bids.astype(np.int64) - view.tricks_won, 0)[rows[:, None], rel_seat]
-        my_need, p_need = need[:, 0] > 0, need[:, 2] > 0
-        opp_need = (need[:, 1] + need[:, 3]) > 0
-        worth = my_need | opp_need  # our side gains from winning this trick
-        void = view.shown_void[rows[:, None], rel_seat].astype(np.int64)  # (K, 4) by rel seat
-        n_out = _count(unseen[:, None] & SUIT_SETS[None, :])  # (K, 4) unseen per suit
-
-        # (K, 4 rel seats, 4 suits): may still hold the suit / may be void in it
-        void_bits = ((void[:, :, None] >> np.arange(4)[None, None, :]) & 1) == 1
-        hold_tab = ~void_bits & (n_out > 0)[:, None, :]
-        void_tab = void_bits | (n_out <= p.void_guess)[:, None, :]
-        ruff_tab = void_tab & hold_tab[:, :, 3:4]
-        ruff_tab[:, :, 3] = False
-
-        def may_hold(rel: int, suit: np.ndarray) -> np.ndarray:
-            return hold_tab[rows, rel, suit]
-
-        def may_be_void(rel: int, suit: np.ndarray) -> np.ndarray:
-            return void_tab[rows, rel, suit]
-
-        hearts3 = np.full(k, 3)
-
-        def may_ruff(rel: int, suit: np.ndarray) -> np.ndarray:
-            return ruff_tab[rows, rel, suit]
-
-        size = view.trick_size.astype(np.int64)
-        leading = size == 0
-        led = np.where(leading, 0, view.led_suit.astype(np.int64))
-        led_set = SUIT_SETS[led]
-        tc = view.trick_cards.astype(np.int64)[rows[:, None], rel_seat]  # (K, 4) by rel seat
-        tsuit = tc // 13
-        strength = np.where(tc >= 0, tc % 13 + 13 * (tsuit == led[:, None]) + 26 * (tsuit == 3), -1)
-        w_rel = np.argmax(strength, axis=1)
-        w_card = np.where(leading, -1, tc[rows, w_rel])
-        heart_wins = (w_card >= 39) & (led != 3)  # a ruff is winning a side-suit trick
-        opp1_later = size <= 2  # right-hand opponent still to play
-        opp3_later = leading  # left-hand opponent still to play (only after our lead)
-
-        top_out_led = _highest(unseen & led_set)
-        top_out_h = _highest(unseen & _HEARTS)
-        have_led = (hand & led_set) != 0
-
-        # Following suit: the cheapest card that beats the trick, and the cheapest sure winner.
-        can_follow_win = have_led & ~heart_wins
-        beat_follow = np.where(can_follow_win, _lowest(legal & _above(w_card)), -1)
-        opp_may_follow = (opp1_later & may_hold(1, led)) | (opp3_later & may_hold(3, led))
-        ruff_risk = (opp1_later & may_ruff(1, led)) | (opp3_later & may_ruff(3, led))
-        thr = np.where(opp_may_follow, np.maximum(w_card, top_out_led), w_card)
-        sure_follow = np.where(can_follow_win & ~ruff_risk, _lowest(legal & _above(thr)), -1)
-        # Ruffing (void in a side suit led): the cheapest heart that wins, and a sure one.
-        can_ruff = ~have_led & (led != 3) & ~leading & ((legal & _HEARTS) != 0)
-        thr_r = np.where(heart_wins, w_card, -1)
-        beat_ruff = np.where(can_ruff, _lowest(legal & _HEARTS & _above(thr_r)), -1)
-        overruff = (opp1_later & may_be_void(1, led) & may_hold(1, hearts3)) | (
-            opp3_later & may_be_void(3, led) & may_hold(3, hearts3)
-        )
-        thr_rs = np.where(overruff, np.maximum(thr_r, top_out_h), thr_r)
-        sure_ruff = np.where(can_ruff, _lowest(legal & _HEARTS & _above(thr_rs)), -1)
-        beat = np.where(have_led, beat_follow, beat_ruff)
-        sure = np.where(have_led, sure_follow, sure_ruff)
-
-        # Is the partner's winning card safe from the right-hand opponent (the only one left)?
-        partner_wins = ~leading & (w_rel == 2)
-        w_is_ruff = heart_wins
-        beaten_follow = may_hold(1, led) & ((unseen & led_set & _above(w_card)) != 0)
-        beaten_follow |= may_ruff(1, led)
-        beaten_ruff = may_be_void(1, led) & may_hold(1, hearts3)
-        beaten_ruff &= (unseen & _HEARTS & _above(w_card)) != 0
-        partner_sure = ~(opp1_later & np.where(w_is_ruff, beaten_ruff, beaten_follow))
-
-        low = self._low_card(hand, legal, unseen, have_led, leading)
-
-        # -- following decisions --------------------------------------------------------
-        choice = low.copy()
-        overtake = partner_wins & (sure >= 0) & ((~p_need & my_need) | (~partner_sure & worth))
-        choice = np.where(overtake, sure, choice)
-        contest = ~leading & ~partner_wins & worth
-        take_sure = contest & (sure >= 0) & ((size != 1) | my_need)  # second hand: only for us
-        choice = np.where(take_sure, sure, choice)
-        third_high = contest & (sure < 0) & (beat >= 0) & (size == 2)
-        high_follow = _highest(legal & led_set)
-        choice = np.where(third_high, np.where(have_led, high_follow, beat), choice)
-        second_ruff = contest & (sure < 0) & (beat >= 0) & (size == 1) & ~have_led
-        choice = np.where(second_ruff, beat, choice)
-
-        # -- leading --------------------------------------------------------------------
-        if leading.any():
-            lead = self._lead(
-                hand, unseen, n_out, void_bits, hold_tab, ruff_tab, my_need, p_need, opp_need, low
-            )
-            choice = np.where(leading, lead, choice)
-        return choice.astype(np.int64)
-
-    def _low_card(
-        self,
-        hand: np.ndarray,
-        legal: np.ndarray,
-        unseen: np.ndarray,
-        have_led: np.ndarray,
-        leading: np.ndarray,
-    ) -> np.ndarray:
-        """(K,) the card to play when not trying to win: lowest of the suit led, or a discard
-        (lowest card of the shortest side suit, keeping masters and hearts)."""
-        k = hand.shape[0]
-        follow_low = _lowest(legal)
-        side_sets = legal[:, None] & _SIDE[None, :]  # (K, 3)
-        n = _count(side_sets)
-        low = _lowest(side_sets)
-        out_above_low = (unseen[:, None] & _SIDE[None, :] & _above(low)) != 0
-        all_masters = ~out_above_low & (n > 0)  # nothing out beats even our lowest card
-        key = np.where(n > 0, n * 16 + (low % 13) + 1000 * all_masters, 10**6)
-        s = np.argmin(key, axis=1)
-        rows = np.arange(k)
-        discard = np.where(n[rows, s] > 0, low[rows, s], _lowest(legal & _HEARTS))
-        discard = np.where(discard >= 0, discard, follow_low)
-        return np.where(have_led | leading, follow_low, discard)
-
-    def _lead(
-        self,
-        hand: np.ndarray,
-        unseen: np.ndarray,
-        n_out: np.ndarray,
-        void_bits: np.ndarray,
-        hold_tab: np.ndarray,
-        ruff_tab: np.ndarray,
-        my_need: np.ndarray,
-        p_need: np.ndarray,
-        opp_need: np.ndarray,
-        low: np.ndarray,
-    ) -> np.ndarray:
-        """(K,) the card to lead. Tables (K, 4 rel seats, 4 suits): shown void, may hold the
-        suit, may ruff it (see `_play`)."""
-        k = hand.shape[0]
-        rows = np.arange(k)
-        side_sets = hand[:, None] & _SIDE[None, :]  # (K, 3)
-        n_side = _count(side_sets)
-        top = _highest(side_sets)
-        lowest = _lowest(side_sets)
-        master = (top >= 0) & ((unseen[:, None] & _SIDE[None, :] & _above(top)) == 0)
-        safe = master & ~ruff_tab[:, 1, :3] & ~ruff_tab[:, 3, :3]
-        my_h = hand & _HEARTS
-        n_h = _count(my_h)
-        top_h = _highest(my_h)
-        master_h = (top_h >= 0) & ((unseen & _HEARTS & _above(top_h)) == 0)
-
-        # safe master in the suit with most cards still out (least likely to be ruffed)
-        safe_key = np.where(safe, n_out[:, :3] + 1, 0)
-        s_safe = np.argmax(safe_key, axis=1)
-        has_safe = safe_key[rows, s_safe] > 0
-        cash = top[rows, s_safe]
-        # singleton side card that is not a master: lead it to ruff that suit later
-        single = (n_side == 1) & ~master & (n_h > 0)[:, None]
-        s_single = np.argmax(single, axis=1)
-        has_single = single[rows, s_single]
-        # low from the shortest side suit (towards a void; measured better than the longest)
-        s_short = np.argmax(np.where(n_side > 0, -n_side * 16 - lowest % 13, -999), axis=1)
-        short_low = np.where(n_side[rows, s_short] > 0, lowest[rows, s_short], _lowest(my_h))
-        # a suit the partner is void in (partner may ruff), led low
-        partner_void = void_bits[:, 2, :3] & hold_tab[:, 2, 3:4] & (n_side > 0)
-        s_pv = np.argmax(partner_void, axis=1)
-        has_pv = partner_void[rows, s_pv]
-
-        # With tricks to make: the top heart first (draws trumps; measured better than cashing
-        # side masters first), then safe side masters, then a singleton, then low.
-        need_lead = np.where(
-            master_h,
-            top_h,
-            np.where(has_safe, cash, np.where(has_single, lowest[rows, s_single], short_low)),
-        )
-        help_lead = np.where(has_pv, lowest[rows, s_pv], short_low)
-        deny_lead = np.where(master_h, top_h, np.where(has_safe, cash, short_low))
-        lead = np.where(
-            my_need,
-            need_lead,
-            np.where(p_need, help_lead, np.where(opp_need, deny_lead, short_low)),
-        )
-        return np.where(lead >= 0, lead, low)
+        out = np.empty(view.size)
+        expected_tricks_kernel(np.ascontiguousarray(view.hand_set), out)
+        return out
 
 
-class MinBidAgent(HeuristicV1Agent):
+class MinBidAgent(HeuristicAgent):
     """Bids its minimum (as dealer: the bid that makes the total, when it can) and plays like
-    `heuristic-v1` (frozen, so this baseline does not drift): a yardstick for bidding."""
+    `heuristic-v1` (frozen parameters, so this baseline does not drift): a yardstick for
+    bidding."""
 
     name = "minbid"
+    _MIN_BIDS = True
 
-    def _bid(self, view: SeatView) -> np.ndarray:
-        legal = view.legal_mask[:, BID_OFFSET + 1 : BID_OFFSET + 14]  # bids 1..13
-        lowest = np.argmax(legal, axis=1) + 1
-        bids = view.bids.astype(np.int64)
-        if self.rules.five_to_run:
-            short = bids.max(axis=1) < 5
-            needed = np.where(short, 5, lowest)
-        else:
-            prev = self._weights[bids].sum(axis=1)
-            reach = prev[:, None] + self._weights[None, 1:] >= view.required_total[:, None]
-            ok = reach & legal
-            needed = np.where(ok.any(axis=1), np.argmax(ok, axis=1) + 1, lowest)
-        dealer = view.num_bids == 3
-        bid = np.where(dealer, np.maximum(needed, lowest), lowest)
-        return (BID_OFFSET + bid).astype(np.int64)
+    def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
+        super().__init__(rules, seed, HEURISTIC_V1_PARAMS)
 
 
 def parse_params(text: str | None, base: HeuristicParams | None = None) -> HeuristicParams:
@@ -595,7 +726,7 @@ def _make_heuristic(rules: Rules, seed: int, arg: str | None) -> Agent:
 register_agent(
     "heuristic",
     _make_heuristic,
-    "rule-based bidding (hand evaluation, rules context) and card play; batched numpy "
+    "rule-based bidding (hand evaluation, rules context) and card play; compiled "
     "(heuristic:sigma=1.2,... overrides HeuristicParams)",
 )
 
