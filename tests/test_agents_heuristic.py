@@ -5,6 +5,10 @@ heuristic-v1, and the minbid baseline."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,7 +32,9 @@ from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
-from fourhundred_env.view import seat_view
+from fourhundred_env.view import SeatView, seat_view
+from tests.make_heuristic_fixture import PATH as FIXTURE_PATH
+from tests.make_heuristic_fixture import PROFILES as FIXTURE_PROFILES
 
 PROFILES = [Rules(), Rules.preset("pagat"), Rules(auto_claim=True), Rules(five_to_run=True),
             Rules(no_face_redeal=False)]  # fmt: skip
@@ -242,6 +248,40 @@ def test_heuristic_v1_is_the_heuristic_with_its_frozen_parameters() -> None:
     view = seat_view(engine, state, np.flatnonzero(state.phase <= Phase.PLAY))
     same = HeuristicAgent(Rules(), params=HeuristicParams(**frozen))
     assert (same.act(view) == v1.act(view)).all()
+
+
+def _fixture_decisions(per_profile: int) -> np.ndarray:
+    """The actions of heuristic-v1, minbid, the fixture's tuned heuristic with epsilon (so
+    sample_masked too) and the random bots at the first `per_profile` fixture positions of
+    each profile, then the expected tricks there (float64 bits as int64)."""
+    data = np.load(FIXTURE_PATH)
+    out = []
+    for p, flags in enumerate(FIXTURE_PROFILES.values()):
+        rows = np.flatnonzero(data["profile"] == p)[:per_profile]
+        view = SeatView(
+            **{f.name: data[f"view_{f.name}"][rows] for f in dataclasses.fields(SeatView)}
+        )
+        rules = Rules.from_dict(flags)
+        tuned = f"{data['tuned_spec']},epsilon=0.2"
+        for spec in ("heuristic-v1", "minbid", tuned, "random", "random:any"):
+            out.append(make_agent(spec, rules, seed=p).act(view))
+        out.append(HeuristicAgent(rules).expected_tricks(view).view(np.int64))
+    return np.concatenate(out)
+
+
+def test_the_bots_kernels_decide_the_same_as_plain_python(tmp_path: Path) -> None:
+    path = tmp_path / "plain.npy"
+    code = (
+        "import numpy as np\n"
+        "from fourhundred_env._jit import JIT\n"
+        "from tests.test_agents_heuristic import _fixture_decisions\n"
+        "assert not JIT\n"
+        f"np.save({str(path)!r}, _fixture_decisions(200))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=True, timeout=600)
+    assert np.array_equal(np.load(path), _fixture_decisions(200))
 
 
 def test_registry_specs() -> None:
