@@ -3,17 +3,105 @@
 One agent instance serves one seat (at one or many tables) and only ever receives that
 seat's :class:`~fourhundred_env.view.SeatView`: its own hand and public facts. Two seats are
 never served by one instance, so partners cannot share hidden information.
+
+Random draws of the scripted bots (``random``, ``heuristic:epsilon=...``) are a hash of the
+agent's seed, the game's stream key (``view.stream``, set by whoever runs the games) and the
+position the seat sees (:func:`view_uniform`): a pure function of what the agent knows. So a
+bot makes the same choice in the same position whatever the batch, the order in which tables
+are played, the number of workers or a resume, and the compiled play-outs
+(:mod:`agents.playout`) draw exactly what `act` draws.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env._jit import inline, kernel
+from fourhundred_env._jit import U64, inline, kernel
 from fourhundred_env.cards import BID_OFFSET, NUM_ACTIONS
+from fourhundred_env.engine import mix64
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
+
+_AGENT_SALT = 0x2545F4914F6CDD1D
+RANDOM_SALT = U64(0x9FB21C651E98DF25)
+"""Salts of the draws: a random bot's pick, a heuristic's explore flip and its pick."""
+EXPLORE_SALT = U64(0xD6E8FEB86659FD93)
+PICK_SALT = U64(0xC2B2AE3D27D4EB4F)
+_BYTE = 0xFF
+_WORD = 0xFFFFFFFF
+
+
+def agent_key(seed: int) -> np.uint64:
+    """The key of an agent's random draws, from its seed."""
+    return mix64(np.array([(int(seed) ^ _AGENT_SALT) & (2**64 - 1)], np.uint64))[0]
+
+
+@inline
+def _packed4(values: np.ndarray, bits: int, mask: int) -> np.uint64:
+    """Four small integers of a record field packed into one word."""
+    w = U64(0)
+    for k in range(4):
+        w |= U64(np.int64(values[k]) & mask) << U64(bits * k)
+    return w
+
+
+@inline
+def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
+    """A uniform in [0, 1) fixed by an agent's key, a salt, the game's stream key and the
+    position in the view record `v` (the seat, its hand, the cards played by each seat, the
+    trick, the bids, the scores, the phase and counters): the same position, the same draw."""
+    h = K.mix64(key ^ salt ^ v["stream"])
+    h = K.mix64(h ^ v["hand_set"])
+    for k in range(4):
+        h = K.mix64(h ^ v["played_set"][k])
+    h = K.mix64(
+        h ^ _packed4(v["trick_cards"], 8, _BYTE) ^ (_packed4(v["bids"], 8, _BYTE) << U64(32))
+    )
+    h = K.mix64(h ^ _packed4(v["scores_before"], 16, 0xFFFF))
+    counters = (
+        (np.int64(v["seat"]) & _BYTE)
+        | (np.int64(v["phase"]) & _BYTE) << 8
+        | (np.int64(v["num_bids"]) & _BYTE) << 16
+        | (np.int64(v["num_tricks"]) & _BYTE) << 24
+        | (np.int64(v["trick_size"]) & _BYTE) << 32
+        | (np.int64(v["dealer"]) & _BYTE) << 40
+    )
+    h = K.mix64(h ^ U64(counters) ^ (U64(np.int64(v["target"]) & _WORD) << U64(48)))
+    return np.float64(h >> U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def view_uniforms(views: np.ndarray, key: np.uint64, salt: np.uint64, out: np.ndarray) -> None:
+    """out (K,) float64: `view_uniform` of each view record."""
+    for j in range(views.shape[0]):
+        out[j] = view_uniform(views[j], key, salt)
+
+
+POLICY_RANDOM = 1
+POLICY_HEURISTIC = 2
+
+
+@dataclass(frozen=True)
+class CompiledPolicy:
+    """How a scripted bot plays inside a compiled play-out (:mod:`agents.playout`): it
+    decides exactly as its `act` does, but without a Python call per decision."""
+
+    kind: int  # POLICY_RANDOM or POLICY_HEURISTIC
+    key: np.uint64  # the agent's random-stream key (agent_key(seed))
+    cut: int = 13  # random: bids 1..cut kept (see RandomAgent)
+    params: Any = None  # heuristic: (1,) record of agents.heuristic.PARAMS_DTYPE
+
+    @property
+    def player(self) -> Any:
+        """The class that plays policies like this one in compiled play-outs (a
+        :class:`agents.playout.Playout`, built from a {seat: policy} mapping)."""
+        from agents.playout import Playout
+
+        return Playout
 
 
 class Agent:
@@ -29,6 +117,11 @@ class Agent:
         self.rules = rules if rules is not None else Rules()
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self.key = agent_key(seed)
+
+    def compiled_policy(self) -> CompiledPolicy | None:
+        """The bot as a policy the compiled play-outs can run (scripted bots), or None."""
+        return None
 
     def reset(self, num_tables: int) -> None:
         """Called at the start of matches, with the size of the batch of tables it will see."""
@@ -69,33 +162,40 @@ def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-@kernel
-def random_legal(views: np.ndarray, u: np.ndarray, cut: int, out: np.ndarray) -> int:
-    """out (K,) int64: for each record of `views` (SeatView.DTYPE), the legal action of rank
-    ``floor(u * n)`` among its n legal actions once bids above `cut` are removed (bids
-    1..cut stay; where that leaves no bid, the lowest legal bid stays). u (K,) uniforms in
-    [0, 1). Returns the first record with no legal action, or -1."""
+@inline
+def random_one(row: np.ndarray, u: float, cut: int, allowed: np.ndarray) -> int:
+    """The legal action of rank ``floor(u * n)`` among the n legal actions of a (66,) mask row
+    once bids above `cut` are removed (bids 1..cut stay; where that leaves no bid, the lowest
+    legal bid stays); -1 if there is none. `allowed` (66,) is scratch."""
     first = BID_OFFSET + 1
+    lowest = -1
+    for a in range(first, first + 13):
+        if row[a]:
+            lowest = a
+            break
+    keep_lowest = lowest >= first + cut  # the cap removes every legal bid
+    n = 0
+    for a in range(NUM_ACTIONS):
+        ok = row[a] != 0 and (a < first + cut or a >= first + 13 or (keep_lowest and a == lowest))
+        allowed[a] = ok
+        if ok:
+            n += 1
+    if n == 0:
+        return -1
+    return nth_true(allowed, np.int64(u * n))
+
+
+@kernel
+def random_legal(views: np.ndarray, key: np.uint64, cut: int, out: np.ndarray) -> int:
+    """out (K,) int64: for each record of `views` (SeatView.DTYPE), `random_one` of its mask
+    with the agent's draw for that position. Returns the first record with no legal action,
+    or -1."""
     allowed = np.zeros(NUM_ACTIONS, np.bool_)
     for i in range(views.shape[0]):
-        row = views[i]["legal_mask"]
-        lowest = -1
-        for a in range(first, first + 13):
-            if row[a]:
-                lowest = a
-                break
-        keep_lowest = lowest >= first + cut  # the cap removes every legal bid
-        n = 0
-        for a in range(NUM_ACTIONS):
-            ok = row[a] != 0 and (
-                a < first + cut or a >= first + 13 or (keep_lowest and a == lowest)
-            )
-            allowed[a] = ok
-            if ok:
-                n += 1
-        if n == 0:
+        v = views[i]
+        out[i] = random_one(v["legal_mask"], view_uniform(v, key, RANDOM_SALT), cut, allowed)
+        if out[i] < 0:
             return i
-        out[i] = nth_true(allowed, np.int64(u[i] * n))
     return -1
 
 
@@ -116,11 +216,13 @@ class RandomAgent(Agent):
         self._cut = 13 if max_bid is None else len(range(13)[:max_bid])
 
     def act(self, view: SeatView) -> np.ndarray:
-        u = self.rng.random(view.size)
         out = np.empty(view.size, np.int64)
-        if random_legal(view.records, u, self._cut, out) >= 0:
-            raise ValueError("sample_masked: a row of the legal mask is empty")
+        if random_legal(view.records, self.key, self._cut, out) >= 0:
+            raise ValueError("RandomAgent: a row of the legal mask is empty")
         return out
+
+    def compiled_policy(self) -> CompiledPolicy:
+        return CompiledPolicy(POLICY_RANDOM, self.key, cut=self._cut)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
         actions = self.act(view)

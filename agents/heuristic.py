@@ -32,7 +32,8 @@ only the opponents need tricks, cash winners to deny them. Each rule was kept be
 duplicate matches against the version without it (BENCHMARKS.md, "Tournament").
 
 `HeuristicParams` holds the tunable constants; ``heuristic:sigma=1.2,epsilon=0.05`` overrides
-them from an agent spec (``epsilon`` > 0 mixes in random legal moves). The kernels read them
+them from an agent spec (``epsilon`` > 0 mixes in random legal moves, drawn from the position
+as every scripted bot's draws are: see :mod:`agents.base`). The kernels read them
 as one record (:func:`params_record`).
 
 :class:`MinBidAgent` plays like the heuristic but always bids its minimum, or, as dealer, the
@@ -49,7 +50,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, sample_masked
+from agents.base import (
+    EXPLORE_SALT,
+    PICK_SALT,
+    POLICY_HEURISTIC,
+    Agent,
+    CompiledPolicy,
+    nth_true,
+    view_uniform,
+)
 from agents.registry import register_agent
 from fourhundred_env._jit import ONE, U64, ZERO, highest_bit, inline, kernel, lowest_bit, popcount
 from fourhundred_env.cards import BID_OFFSET, FULL_DECK, NUM_CARDS, REDEAL_ACTION
@@ -112,11 +121,12 @@ PARAMS_DTYPE = np.dtype(
         ("partner_make_prob", np.float64),
         ("redeal_below", np.float64),
         ("void_guess", np.int64),
+        ("epsilon", np.float64),
         ("min_bids", np.uint8),  # 1: bid like `minbid` instead of by the hand evaluation
     ],
     align=True,
 )
-"""The kernels' view of `HeuristicParams` (epsilon is drawn outside them) and the bidding."""
+"""The kernels' view of `HeuristicParams` and the bidding."""
 
 
 def params_record(params: HeuristicParams, min_bids: bool = False) -> np.ndarray:
@@ -601,24 +611,39 @@ def play_card(v: np.ndarray, p: np.ndarray) -> int:
 
 
 # -- kernels --------------------------------------------------------------------------------
+@inline
+def heuristic_one(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray,
+                  key: np.uint64) -> int:  # fmt: skip
+    """The heuristic's action for the view record `v`: a bid or redeal where bidding (as
+    `minbid` when p["min_bids"]), a card where playing, -1 otherwise. With p["epsilon"] > 0,
+    that share of decisions is a uniformly random legal action instead, drawn from the
+    agent's `key` and the position (agents.base.view_uniform). f: feature scratch."""
+    phase = v["phase"]
+    if phase > PLAY:
+        return -1
+    eps = p["epsilon"]
+    if eps > 0 and view_uniform(v, key, EXPLORE_SALT) < eps:
+        row = v["legal_mask"]
+        n = 0
+        for a in range(row.shape[0]):
+            if row[a]:
+                n += 1
+        return nth_true(row, np.int64(view_uniform(v, key, PICK_SALT) * n))
+    if phase == BID:
+        return minimum_bid(v, r) if p["min_bids"] else heuristic_bid(v, r, p, f)
+    return play_card(v, p)
+
+
 @kernel
-def decide(views: np.ndarray, rules: np.ndarray, params: np.ndarray, out: np.ndarray) -> None:
-    """out (K,) int64: the heuristic's action at each of the K records of `views`
-    (SeatView.DTYPE): a bid or redeal where bidding (by `minimum_bid` when params
-    (PARAMS_DTYPE, (1,)) says min_bids), a card where playing, -1 otherwise. `rules`: the
-    engine's (1,) rules record."""
+def decide(views: np.ndarray, rules: np.ndarray, params: np.ndarray, key: np.uint64,
+           out: np.ndarray) -> None:  # fmt: skip
+    """out (K,) int64: `heuristic_one` at each of the K records of `views` (SeatView.DTYPE).
+    params: (1,) PARAMS_DTYPE; rules: the engine's (1,) rules record; key: the agent's."""
     r = rules[0]
     p = params[0]
     f = np.empty(NUM_FEATURES)
     for j in range(views.shape[0]):
-        v = views[j]
-        phase = v["phase"]
-        if phase == BID:
-            out[j] = minimum_bid(v, r) if p["min_bids"] else heuristic_bid(v, r, p, f)
-        elif phase == PLAY:
-            out[j] = play_card(v, p)
-        else:
-            out[j] = -1
+        out[j] = heuristic_one(views[j], r, p, f, key)
 
 
 @kernel
@@ -670,12 +695,11 @@ class HeuristicAgent(Agent):
     def act(self, view: SeatView) -> np.ndarray:
         """(K,) int64 legal actions for the K tables of `view` (bidding or playing)."""
         out = np.empty(view.size, np.int64)
-        decide(view.records, self._rules, self._params, out)
-        if self.params.epsilon > 0:
-            explore = self.rng.random(view.size) < self.params.epsilon
-            if explore.any():
-                out[explore] = sample_masked(view.legal_mask[explore], self.rng)
+        decide(view.records, self._rules, self._params, self.key, out)
         return out
+
+    def compiled_policy(self) -> CompiledPolicy:
+        return CompiledPolicy(POLICY_HEURISTIC, self.key, params=self._params)
 
     def expected_tricks(self, view: SeatView) -> np.ndarray:
         """(K,) float64: tricks this hand should take, before the others' bids."""

@@ -56,6 +56,11 @@ class State(RecordBatch):
     Every array field is a view into ``records``, one structured record per table (see
     :mod:`fourhundred_env.records`): the compiled kernels take that one array. Assigning to a
     field writes into it.
+
+    ``stream`` is not a rule of the game: whoever runs the games (an environment, a
+    tournament) sets it per game, and stochastic agents draw from it and the position they
+    see, so their choices do not depend on the batch, the order of play or a resume. The
+    engine never changes it (0 from `init`); it says nothing about the cards.
     """
 
     phase: np.ndarray = array_field("i1")  # (B,) int8, Phase
@@ -85,6 +90,7 @@ class State(RecordBatch):
     claim_seat: np.ndarray = array_field("i1")  # (B,) int8: seat that claimed the rest, -1 none
     match_id: np.ndarray = array_field("i8")  # (B,) int64: deal stream of this table's match
     hand_index: np.ndarray = array_field("i4")  # (B,) int32: hands dealt so far in this match
+    stream: np.ndarray = array_field("u8")  # (B,) uint64: the game's key of agents' random draws
     seed: int = 0
 
     @property

@@ -50,6 +50,7 @@ class SeatView(RecordBatch):
     target: np.ndarray = array_field("i4")  # (K,) int32
     shown_void: np.ndarray = array_field("u1", 4)  # (K, 4) uint8: bit s = shown void in suit s
     legal_mask: np.ndarray = array_field("?", NUM_ACTIONS)  # (K, 66) bool
+    stream: np.ndarray = array_field("u8")  # (K,) uint64: the game's random-stream key
 
     @property
     def size(self) -> int:
@@ -89,6 +90,7 @@ def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
     v["num_bids"] = t["num_bids"]
     v["required_total"] = t["required_total"]
     v["target"] = t["target"]
+    v["stream"] = t["stream"]
     row = v["legal_mask"]
     if t["to_play"] != seat:
         for a in range(row.shape[0]):

@@ -75,6 +75,18 @@ def positions(rules: Rules, seed: int) -> SeatView:
     )
 
 
+def load_views(data: dict, rows: np.ndarray) -> SeatView:
+    """The fixture's views at `rows`; a field added to SeatView after the fixture was made
+    (``stream``) is zero there."""
+    return SeatView(
+        **{
+            f.name: data[key][rows] if key in data else np.zeros(rows.size, f.metadata["dtype"])
+            for f in fields(SeatView)
+            for key in [f"view_{f.name}"]
+        }
+    )
+
+
 def main() -> None:
     out: dict[str, list[np.ndarray]] = {}
     for p, (name, flags) in enumerate(PROFILES.items()):

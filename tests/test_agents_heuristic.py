@@ -32,9 +32,10 @@ from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
-from fourhundred_env.view import SeatView, seat_view
+from fourhundred_env.view import seat_view
 from tests.make_heuristic_fixture import PATH as FIXTURE_PATH
 from tests.make_heuristic_fixture import PROFILES as FIXTURE_PROFILES
+from tests.make_heuristic_fixture import load_views
 
 PROFILES = [Rules(), Rules.preset("pagat"), Rules(auto_claim=True), Rules(five_to_run=True),
             Rules(no_face_redeal=False)]  # fmt: skip
@@ -258,9 +259,7 @@ def _fixture_decisions(per_profile: int) -> np.ndarray:
     out = []
     for p, flags in enumerate(FIXTURE_PROFILES.values()):
         rows = np.flatnonzero(data["profile"] == p)[:per_profile]
-        view = SeatView(
-            **{f.name: data[f"view_{f.name}"][rows] for f in dataclasses.fields(SeatView)}
-        )
+        view = load_views(data, rows)
         rules = Rules.from_dict(flags)
         tuned = f"{data['tuned_spec']},epsilon=0.2"
         for spec in ("heuristic-v1", "minbid", tuned, "random", "random:any"):

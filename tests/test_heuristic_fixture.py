@@ -8,15 +8,13 @@ the same, bit for bit, in one batch and table by table.
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 import pytest
 
 from agents import make_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
-from tests.make_heuristic_fixture import PATH, PROFILES
+from tests.make_heuristic_fixture import PATH, PROFILES, load_views
 
 _DATA = dict(np.load(PATH))
 COLUMNS = {"v1": "heuristic-v1", "minbid": "minbid", "tuned": str(_DATA["tuned_spec"])}
@@ -24,7 +22,7 @@ COLUMNS = {"v1": "heuristic-v1", "minbid": "minbid", "tuned": str(_DATA["tuned_s
 
 def _views(profile: int) -> tuple[SeatView, np.ndarray]:
     rows = np.flatnonzero(_DATA["profile"] == profile)
-    view = SeatView(**{f.name: _DATA[f"view_{f.name}"][rows] for f in fields(SeatView)})
+    view = load_views(_DATA, rows)
     return view, rows
 
 

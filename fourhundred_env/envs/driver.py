@@ -9,10 +9,16 @@ Seeding. ``seed(s)`` gives table ``i`` the table seed ``s + i`` (as Gymnasium's
 ``SyncVectorEnv`` seeds its sub-environments), and everything random at a table comes from
 counter-based hashes of its table seed: the match id of its ``e``-th episode (hence its
 deals, from the engine's ``(0, match_id, hand_index)`` stream, and its first dealer), its
-pre-hand scores, and the replacement of penalized illegal actions. So table ``i`` of a batch
-seeded ``s`` plays exactly as a batch of one seeded ``s + i``, whatever the batch size.
-Opponent agents are seeded from ``s`` and see all tables at once, so with stochastic
-opponents only the learner-independent parts (deals, scores) are batch-size independent.
+pre-hand scores, the replacement of penalized illegal actions, and the stream key of each
+episode (``state.stream``) from which the scripted opponents draw (a hash of their seat's
+seed, that key and the position they see). So table ``i`` of a batch seeded ``s`` plays
+exactly as a batch of one seeded ``s + i``, whatever the batch size, with deterministic and
+stochastic scripted opponents alike (agents with a random generator of their own, such as a
+sampling neural agent, still draw in batch order).
+
+When every opponent is a scripted bot, they are played by one compiled play-out per call
+(:class:`agents.playout.Playout`, reached through the bots' ``compiled_policy()``, so this
+module imports no agent code): the same games as calling their `act` round by round.
 """
 
 from __future__ import annotations
@@ -57,15 +63,6 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def _legal_actions(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, out: np.ndarray) -> None:
-    """out[i]: actions[i] is legal at table i (False where nothing is pending)."""
-    r = rules[0]
-    for i in range(s.shape[0]):
-        local = actions[i] - (0 if s[i]["phase"] == K.PLAY else K.NUM_CARDS)
-        out[i] = 0 <= local < 64 and ((K.legal_set(s[i], r) >> U64(local)) & ONE) != 0
-
-
-@kernel
 def _pending_groups(
     s: np.ndarray, decides: np.ndarray, group: np.ndarray, counts: np.ndarray
 ) -> int:
@@ -99,17 +96,84 @@ def _hands_ended(s: np.ndarray, group: np.ndarray, out: np.ndarray) -> int:
 
 
 @kernel
-def _hashed_legal(s: np.ndarray, rules: np.ndarray, index: np.ndarray, words: np.ndarray,
-                  out: np.ndarray) -> None:  # fmt: skip
-    """out[j]: the legal action of rank floor(unit(words[j]) * n) among the n legal actions
-    of table index[j] (a uniform draw from a counter-based hash)."""
+def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active: np.ndarray,
+                  penalize: bool, table_key: np.ndarray, episode: np.ndarray,
+                  num_decisions: np.ndarray, actor: np.ndarray, illegal: np.ndarray,
+                  last_seat: np.ndarray, ended: np.ndarray) -> int:  # fmt: skip
+    """The learner's action at each `active` table: actor[i] the seat that acts (-1 where not
+    active). An illegal action is replaced, with `penalize`, by a legal one drawn from the
+    table's hash (illegal[i] set), else nothing changes and -1 - i is returned. Then the
+    actions are applied, last_seat and num_decisions updated, and ended[:n] gets the tables
+    whose hand ended; returns n."""
     r = rules[0]
-    for j in range(index.shape[0]):
-        t = s[index[j]]
+    b = s.shape[0]
+    for i in range(b):
+        t = s[i]
+        actor[i] = t["to_play"] if active[i] else -1
+        if not active[i] or t["phase"] > K.PLAY:
+            continue
+        local = actions[i] - (0 if t["phase"] == K.PLAY else K.NUM_CARDS)
         legal = K.legal_set(t, r)
-        u = np.float64(words[j] >> U64(11)) * (1.0 / 9007199254740992.0)
-        k = np.int64(u * popcount(legal))
-        out[j] = nth_bit(legal, k) + (0 if t["phase"] == K.PLAY else K.NUM_CARDS)
+        if 0 <= local < 64 and ((legal >> U64(local)) & ONE) != 0:
+            continue
+        if not penalize:
+            return -1 - i
+        illegal[i] = True
+    n = 0
+    for i in range(b):
+        if not active[i]:
+            continue
+        last_seat[i] = actor[i]
+        t = s[i]
+        phase = t["phase"]
+        if phase > K.PLAY:
+            num_decisions[i] += 1
+            continue
+        a = actions[i]
+        if illegal[i]:
+            key = K.mix64(table_key[i] ^ K.mix64(K.to_u64(episode[i]) ^ _ILLEGAL_SALT))
+            word = K.mix64(K.wrapping_add(key, K.to_u64(num_decisions[i])))
+            legal = K.legal_set(t, r)
+            u = np.float64(word >> U64(11)) * (1.0 / 9007199254740992.0)
+            a = nth_bit(legal, np.int64(u * popcount(legal))) + (
+                0 if phase == K.PLAY else K.NUM_CARDS
+            )
+        if phase == K.BID:
+            K.apply_bid(t, a, r)
+        else:
+            K.apply_card(t, a, r)
+        num_decisions[i] += 1
+        if t["phase"] >= K.HAND_OVER:
+            ended[n] = i
+            n += 1
+    return n
+
+
+_STREAM_SALTS = np.array([0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5, 0x94D049BB133111EB], np.uint64)
+
+
+def _stream_keys(table_key: np.ndarray, episode: np.ndarray) -> np.ndarray:
+    """The stream key of each table's episode: the sum of two different hashes of (table key,
+    episode), so that the key (which agents see) does not give back the table key (which
+    fixes the deals). Not a cryptographic guarantee: it keeps the hidden cards out of reach
+    of an honest bot, and out of an observation."""
+    k = mix64(table_key ^ mix64(episode.astype(np.uint64) ^ _STREAM_SALTS[0]))
+    return mix64(k ^ _STREAM_SALTS[1]) + mix64(k ^ _STREAM_SALTS[2])
+
+
+def _playout(agents: dict) -> object | None:
+    """A compiled play-out of the opponents when every one is a scripted bot, else None."""
+    policies = {}
+    for seat, agent in agents.items():
+        get = getattr(agent, "compiled_policy", None)
+        policy = get() if get is not None else None
+        if policy is None:
+            return None
+        policies[seat] = policy
+    players = {policy.player for policy in policies.values()}
+    if len(players) != 1:
+        return None
+    return players.pop()(policies)
 
 
 class TableDriver:
@@ -162,7 +226,9 @@ class TableDriver:
         table_seeds = np.uint64(self.base_seed) + np.arange(self.num_tables, dtype=np.uint64)
         self.table_key = mix64(table_seeds ^ _TABLE_SALT)
         self.episode[:] = -1
-        agent_seeds = mix64(np.uint64(self.base_seed) ^ _AGENT_SALT ^ _SEAT_SALTS)
+        # Seat seeds do not depend on the batch's seed: a scripted bot's draws come from the
+        # game's stream key (set per table and episode in _new_episodes) and the position.
+        agent_seeds = mix64(_AGENT_SALT ^ _SEAT_SALTS)
         self.agents = {}
         for seat in self.agent_seats:
             agent = make_agent(
@@ -170,6 +236,7 @@ class TableDriver:
             )
             agent.reset(self.num_tables)
             self.agents[seat] = agent
+        self._playout = _playout(self.agents)
 
     def start(self, index: np.ndarray) -> None:
         """Start the next episode at the tables `index` and play until the learner is to act.
@@ -189,6 +256,7 @@ class TableDriver:
         self.episode[idx] += 1
         match_id = (self.table_key[idx] >> np.uint64(2)).astype(np.int64) + self.episode[idx]
         self.engine.new_match(state, idx, match_id)
+        state.stream[idx] = _stream_keys(self.table_key[idx], self.episode[idx])
         if self.config.episode == "hand" and self.config.hand_scores is not None:
             state.scores[idx] = self._draw_scores(idx)
         self.engine.deal(state, idx)
@@ -231,23 +299,25 @@ class TableDriver:
         """
         state = self.state
         cfg = self.config
-        seat_rewards = np.zeros((self.num_tables, 4), np.float32)
-        actor = np.where(active, state.to_play, -1).astype(np.int8)
-        actions = np.where(active, actions, -1)
-        illegal = np.zeros(self.num_tables, bool)
-        if cfg.illegal_action == "penalize":
-            illegal = active & ~self._is_legal(actions)
-            if illegal.any():
-                t = np.flatnonzero(illegal)
-                actions[t] = self._random_legal(t)
-                seats = actor[t].astype(np.intp)
-                seat_rewards[t, seats] += cfg.illegal_penalty
-                if cfg.team_reward:
-                    seat_rewards[t, _PARTNER[seats]] += cfg.illegal_penalty
-        self._step_where(actions, active)
-        self.last_seat[active] = actor[active]
-        self.num_decisions += active
-        self._finish_hands(np.flatnonzero(active & (state.phase >= _HAND_OVER)), seat_rewards)
+        b = self.num_tables
+        seat_rewards = np.zeros((b, 4), np.float32)
+        actor = np.empty(b, np.int8)
+        illegal = np.zeros(b, np.bool_)
+        penalize = cfg.illegal_action == "penalize"
+        n = _learner_step(state.records, self.engine._r, actions, active, penalize,
+                          self.table_key, self.episode, self.num_decisions, actor, illegal,
+                          self.last_seat, self._ended)  # fmt: skip
+        if n < 0:  # an illegal action under illegal_action="raise": nothing changed
+            self.engine.step(state, np.where(active, actions, -1), active=active)
+            raise AssertionError("unreachable: the engine refuses the action")  # pragma: no cover
+        if penalize and illegal.any():
+            t = np.flatnonzero(illegal)
+            seats = actor[t].astype(np.intp)
+            seat_rewards[t, seats] += cfg.illegal_penalty
+            if cfg.team_reward:
+                seat_rewards[t, _PARTNER[seats]] += cfg.illegal_penalty
+        if n:
+            self._finish_hands(self._ended[:n].copy(), seat_rewards)
         self._autoplay(seat_rewards)
         return seat_rewards, actor, illegal
 
@@ -262,19 +332,6 @@ class TableDriver:
             return seat_rewards[:, seats[0]].copy()
         return seat_rewards[:, seats[0]] + seat_rewards[:, seats[1]]
 
-    def _is_legal(self, actions: np.ndarray) -> np.ndarray:
-        out = np.empty(self.num_tables, np.bool_)
-        _legal_actions(self.state.records, self.engine._r, actions, out)
-        return out
-
-    def _random_legal(self, t: np.ndarray) -> np.ndarray:
-        """A uniformly random legal action at each table `t`, from a counter-based hash."""
-        key = mix64(self.table_key[t] ^ mix64(self.episode[t].astype(np.uint64) ^ _ILLEGAL_SALT))
-        word = mix64(key + self.num_decisions[t].astype(np.uint64))
-        out = np.empty(t.size, np.int64)
-        _hashed_legal(self.state.records, self.engine._r, t.astype(np.int64), word, out)
-        return out
-
     def _step_where(self, actions: np.ndarray, active: np.ndarray) -> None:
         """Engine step at the `active` tables only; other tables with a decision are frozen."""
         self.engine.step(self.state, actions, active=active)
@@ -284,6 +341,22 @@ class TableDriver:
         rounds, each agent called once per round with the tables where its seat is to act."""
         if not self.agents:
             return
+        if self._playout is not None:  # every opponent is a scripted bot: compiled play-outs
+            while True:
+                n = self._playout.run(
+                    self.state, self.engine._r, self._learner_decides, self._ended
+                )
+                if n < 0:
+                    t = -1 - n
+                    specs = ", ".join(
+                        f"seat {s}: {self.config.opponents[s]!r}" for s in self.agents
+                    )
+                    raise IllegalActionError(
+                        f"an opponent agent ({specs}) chose an illegal action at table {t}"
+                    )
+                if n == 0:
+                    return
+                self._finish_hands(self._ended[:n].copy(), seat_rewards)
         state, records = self.state, self.state.records
         group, counts, actions, ended = self._group, self._counts, self._actions, self._ended
         b = self.num_tables
