@@ -62,6 +62,15 @@ def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
     branch = state.select(table)
     seat = state.to_play[table].astype(np.intp)
     engine.step(branch, action, validate=False)
+    get = getattr(base, "compiled_policy", None)
+    policy = get() if team is None and get is not None else None
+    if policy is not None:  # a scripted base agent: the whole play-out in one compiled call
+        from agents.playout import Playout
+
+        ended = np.empty(branch.batch_size, np.int64)
+        never = np.zeros((4, 5), np.bool_)  # no seat is left to a caller
+        if Playout(dict.fromkeys(range(4), policy)).run(branch, engine._r, never, ended) < 0:
+            raise ValueError(f"rollout_values: {base!r} chose an illegal action")
     while True:
         live = np.isin(branch.phase, _DECIDING)
         if not live.any():

@@ -49,7 +49,7 @@ from agents.base import Agent
 from agents.db import ResultsDB, check_fingerprint
 from agents.registry import make_agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
-from fourhundred_env.engine import Engine, Phase
+from fourhundred_env.engine import Engine, Phase, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
@@ -373,6 +373,25 @@ class Records:
         return bool(self.hands or self.matches or self.events)
 
 
+_STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64)
+
+
+def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
+    """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
+    what the agents' random draws in that game hang on (see agents.base), fixed by the game
+    alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
+    does not give back the deal stream."""
+    key = mix64(
+        np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+        ^ mix64(
+            np.asarray(match_id).astype(np.uint64) * np.uint64(2)
+            + np.asarray(orientation).astype(np.uint64)
+        )
+        ^ _STREAM_SALTS[0]
+    )
+    return mix64(key ^ _STREAM_SALTS[1]) + mix64(key ^ _STREAM_SALTS[2])
+
+
 class _MoveTimeout(BaseException):
     """Raised by SIGALRM inside an agent call that passed the hard limit (not an Exception,
     so an agent's own ``except Exception`` cannot swallow it)."""
@@ -469,6 +488,7 @@ class LockstepRunner:
         first = [todo.popleft() for _ in range(b)]
         state = eng.init(b, seed=self.seed, match_id=np.array([m for m, _ in first], np.int64))
         orient = np.array([o for _, o in first], np.int8)
+        state.stream = game_streams(self.seed, state.match_id, orient)
         active = np.ones(b, bool)
         hand_secs = np.zeros((b, 4))
         hand_decs = np.zeros((b, 4), np.int32)
@@ -546,6 +566,9 @@ class LockstepRunner:
                     nxt = [todo.popleft() for _ in range(n_new)]
                     eng.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
                     orient[refill] = [o for _, o in nxt]
+                    state.stream[refill] = game_streams(
+                        self.seed, state.match_id[refill], orient[refill]
+                    )
                     first_dealer[refill] = state.dealer[refill]
                     match_played[refill] = 0
                     match_forfeits[refill] = 0
