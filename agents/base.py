@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env._jit import U64, inline, kernel
+from fourhundred_env._jit import U64, helper, kernel
 from fourhundred_env.cards import BID_OFFSET, NUM_ACTIONS
 from fourhundred_env.engine import mix64
 from fourhundred_env.rules import Rules
@@ -40,7 +40,7 @@ def agent_key(seed: int) -> np.uint64:
     return mix64(np.array([(int(seed) ^ _AGENT_SALT) & (2**64 - 1)], np.uint64))[0]
 
 
-@inline
+@helper
 def _packed4(values: np.ndarray, bits: int, mask: int) -> np.uint64:
     """Four small integers of a record field packed into one word."""
     w = U64(0)
@@ -49,7 +49,7 @@ def _packed4(values: np.ndarray, bits: int, mask: int) -> np.uint64:
     return w
 
 
-@inline
+@helper
 def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
     """A uniform in [0, 1) fixed by an agent's key, a salt, the game's stream key and the
     position in the view record `v` (the seat, its hand, the cards played by each seat, the
@@ -138,7 +138,7 @@ class Agent:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed})"
 
 
-@inline
+@helper
 def nth_true(row: np.ndarray, k: int) -> int:
     """Index of the k-th (0-based) nonzero entry of `row`; needs k < its count."""
     for a in range(row.shape[0]):
@@ -162,7 +162,7 @@ def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-@inline
+@helper
 def random_one(row: np.ndarray, u: float, cut: int, allowed: np.ndarray) -> int:
     """The legal action of rank ``floor(u * n)`` among the n legal actions of a (66,) mask row
     once bids above `cut` are removed (bids 1..cut stay; where that leaves no bid, the lowest

@@ -60,7 +60,7 @@ from agents.base import (
     view_uniform,
 )
 from agents.registry import register_agent
-from fourhundred_env._jit import ONE, U64, ZERO, highest_bit, inline, kernel, lowest_bit, popcount
+from fourhundred_env._jit import ONE, U64, ZERO, helper, highest_bit, kernel, lowest_bit, popcount
 from fourhundred_env.cards import BID_OFFSET, FULL_DECK, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.kernels import BID, HEARTS, PLAY, SUITS, bid_value, rules_record
@@ -193,19 +193,19 @@ NUM_FEATURES = len(_FEATURE_NAMES)
 
 
 # -- card-set helpers -----------------------------------------------------------------------
-@inline
+@helper
 def above(card: int) -> np.uint64:
     """The cards with an id above `card` (-1..51; -1: every card)."""
     return DECK & ~((ONE << U64(card + 1)) - ONE)
 
 
-@inline
+@helper
 def holds(hand: np.uint64, suit: int, rank: int) -> bool:
     """True if `hand` holds the card of `suit` and `rank`."""
     return ((hand >> U64(13 * suit + rank)) & ONE) != ZERO
 
 
-@inline
+@helper
 def card_set(mask_row: np.ndarray) -> np.uint64:
     """The cards (0..51) set in a row (66,) of a legal mask, as a uint64 set."""
     cards = ZERO
@@ -215,7 +215,7 @@ def card_set(mask_row: np.ndarray) -> np.uint64:
     return cards
 
 
-@inline
+@helper
 def at(table: int, rel_seat: int, suit: int) -> bool:
     """Entry (rel_seat, suit) of a 4 x 4 boolean table packed into bits 4 * rel_seat + suit
     of an int (the play's tables of who may hold, be void in or ruff each suit)."""
@@ -223,7 +223,7 @@ def at(table: int, rel_seat: int, suit: int) -> bool:
 
 
 # -- bidding --------------------------------------------------------------------------------
-@inline
+@helper
 def write_features(hand: np.uint64, f: np.ndarray) -> None:
     """The evaluation features (names in `_FEATURE_NAMES`) of a hand into f (F,) float64."""
     for i in range(NUM_FEATURES):
@@ -268,7 +268,7 @@ def write_features(hand: np.uint64, f: np.ndarray) -> None:
     f[17] = max(n_h - 3, 0)
 
 
-@inline
+@helper
 def expected_tricks_of(hand: np.uint64, f: np.ndarray) -> float:
     """Tricks a hand should take before the others' bids (f: (F,) float64 scratch).
 
@@ -284,7 +284,7 @@ def expected_tricks_of(hand: np.uint64, f: np.ndarray) -> float:
     return e
 
 
-@inline
+@helper
 def norm_cdf(x: float) -> float:
     """Standard normal CDF (Abramowitz-Stegun 7.1.26 erf, |error| < 1.5e-7).
 
@@ -302,7 +302,7 @@ def norm_cdf(x: float) -> float:
     return 0.5 * (1.0 + (erf if x >= 0 else -erf))
 
 
-@inline
+@helper
 def dealer_others(v: np.ndarray, r: np.ndarray, p: np.ndarray) -> float:
     """The other three players' expected points in a played hand, as the dealer sees them
     from their bids: + for the partner, - for the opponents."""
@@ -322,7 +322,7 @@ def dealer_others(v: np.ndarray, r: np.ndarray, p: np.ndarray) -> float:
     return others
 
 
-@inline
+@helper
 def heuristic_bid(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray) -> int:
     """The heuristic's bid (action 52..64) or redeal (65) at a bidding table."""
     me = np.int64(v["seat"])
@@ -380,7 +380,7 @@ def heuristic_bid(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray) ->
     return BID_OFFSET + best
 
 
-@inline
+@helper
 def minimum_bid(v: np.ndarray, r: np.ndarray) -> int:
     """`minbid`'s bid (action 52..64): its minimum, or as dealer the lowest legal bid that
     makes the total (five_to_run: 5 while nobody has bid 5), when it can."""
@@ -413,7 +413,7 @@ def minimum_bid(v: np.ndarray, r: np.ndarray) -> int:
 
 
 # -- card play ------------------------------------------------------------------------------
-@inline
+@helper
 def low_card(legal: np.uint64, unseen: np.uint64, have_led: bool) -> int:
     """The card to play when not trying to win a trick being followed: the lowest of the suit
     led, or a discard (lowest card of the shortest side suit, keeping masters and hearts)."""
@@ -438,7 +438,7 @@ def low_card(legal: np.uint64, unseen: np.uint64, have_led: bool) -> int:
     return best if best >= 0 else follow_low
 
 
-@inline
+@helper
 def lead_card(hand: np.uint64, unseen: np.uint64, shown: int, may_hold: int, may_ruff: int,
               my_need: bool, p_need: bool, opp_need: bool, low: int) -> int:  # fmt: skip
     """The card to lead. `shown`, `may_hold`, `may_ruff`: the packed (rel seat, suit) tables
@@ -497,7 +497,7 @@ def lead_card(hand: np.uint64, unseen: np.uint64, shown: int, may_hold: int, may
     return lead if lead >= 0 else low
 
 
-@inline
+@helper
 def play_card(v: np.ndarray, p: np.ndarray) -> int:
     """The heuristic's card (0..51) at a table in play (see the module docstring)."""
     me = np.int64(v["seat"])
@@ -611,7 +611,7 @@ def play_card(v: np.ndarray, p: np.ndarray) -> int:
 
 
 # -- kernels --------------------------------------------------------------------------------
-@inline
+@helper
 def heuristic_one(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray,
                   key: np.uint64) -> int:  # fmt: skip
     """The heuristic's action for the view record `v`: a bid or redeal where bidding (as

@@ -20,7 +20,7 @@ from fourhundred_env._jit import (
     U64,
     ZERO,
     bit,
-    inline,
+    helper,
     kernel,
     lowest_bit,
     nth_bit,
@@ -91,7 +91,7 @@ _MASK = (1 << 64) - 1
 
 if JIT:
 
-    @inline
+    @helper
     def mix64(x: np.uint64) -> np.uint64:
         """SplitMix64 finaliser of one uint64 (wraps modulo 2**64)."""
         z = x + GOLDEN
@@ -99,17 +99,17 @@ if JIT:
         z = (z ^ (z >> U64(27))) * _M2
         return z ^ (z >> U64(31))
 
-    @inline
+    @helper
     def to_u64(x: int) -> np.uint64:
         """An integer as uint64, modulo 2**64 (negative numbers wrap)."""
         return U64(x)
 
-    @inline
+    @helper
     def wrapping_add(a: np.uint64, b: np.uint64) -> np.uint64:
         """a + b modulo 2**64."""
         return a + b
 
-    @inline
+    @helper
     def wrapping_mul(a: np.uint64, b: np.uint64) -> np.uint64:
         """a * b modulo 2**64."""
         return a * b
@@ -136,19 +136,19 @@ else:  # numpy scalars refuse or warn on the wrap-around that is the point: Pyth
         return U64((int(a) * int(b)) & _MASK)
 
 
-@inline
+@helper
 def match_key(seed_key: np.uint64, match_id: int) -> np.uint64:
     """Key of a match's deal stream from the seed's key (``mix64(seed)``) and the match id."""
     return mix64(seed_key ^ to_u64(match_id))
 
 
-@inline
+@helper
 def first_dealer(seed_key: np.uint64, match_id: int) -> int:
     """First dealer of a match, drawn from (seed, match_id)."""
     return np.int64(mix64(match_key(seed_key, match_id) ^ DEALER_SALT) % U64(4))
 
 
-@inline
+@helper
 def deal_hands(seed_key: np.uint64, match_id: int, hand_index: int, out: np.ndarray,
                keys: np.ndarray, cards: np.ndarray, counts: np.ndarray) -> None:  # fmt: skip
     """The seeded deal of hand `hand_index` of a match into out (4,) uint64, by seat.
@@ -193,14 +193,14 @@ def deal_hands(seed_key: np.uint64, match_id: int, hand_index: int, out: np.ndar
         out[seat] = h
 
 
-@inline
+@helper
 def deal_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for `deal_hands`."""
     return np.empty(2 * NUM_CARDS, np.uint64), np.empty(NUM_CARDS, np.int64), np.empty(65, np.int64)
 
 
 # -- bidding helpers ------------------------------------------------------------------------
-@inline
+@helper
 def min_bid_of(score: int, r: np.ndarray) -> int:
     """Minimum bid of a player whose score before the hand is `score`."""
     base = r["min_bid_base"]
@@ -210,7 +210,7 @@ def min_bid_of(score: int, r: np.ndarray) -> int:
     return min(13, max(base, m))
 
 
-@inline
+@helper
 def required_total_of(scores: np.ndarray, r: np.ndarray) -> int:
     """Required total of the bids from the four pre-hand scores."""
     total = r["min_total_bids"]
@@ -220,7 +220,7 @@ def required_total_of(scores: np.ndarray, r: np.ndarray) -> int:
     return total
 
 
-@inline
+@helper
 def hand_is_played(bids: np.ndarray, required: int, r: np.ndarray) -> bool:
     """True if four bids (4,) play the hand, False if it is thrown in."""
     if r["five_to_run"]:
@@ -231,7 +231,7 @@ def hand_is_played(bids: np.ndarray, required: int, r: np.ndarray) -> bool:
     return total >= required
 
 
-@inline
+@helper
 def bid_value(bid: int, score_before: int, r: np.ndarray) -> int:
     """Points a bid wins when made (and loses when missed), thirty rule applied."""
     return r["values"][1 if score_before >= r["thirty"] else 0, bid]
@@ -324,7 +324,7 @@ def deal_many(seed_key: np.uint64, match_ids: np.ndarray, hand_index: np.ndarray
 
 
 # -- legal actions --------------------------------------------------------------------------
-@inline
+@helper
 def legal_set(t: np.ndarray, r: np.ndarray) -> np.uint64:
     """Legal actions of a table as one set in phase-local coordinates: cards (bit c = card c)
     while playing, else bit i = action 52 + i (bids 1..13, redeal); 0 with nothing pending."""
@@ -355,7 +355,7 @@ def legal_sets(s: np.ndarray, rules: np.ndarray, legal: np.ndarray, playing: np.
         playing[i] = s[i]["phase"] == PLAY
 
 
-@inline
+@helper
 def write_mask(t: np.ndarray, r: np.ndarray, row: np.ndarray) -> None:
     """Write the legal-action mask (66,) of a table into `row` (0/1)."""
     for a in range(row.shape[0]):
@@ -444,7 +444,7 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
     return -1 - ended
 
 
-@inline
+@helper
 def throw_in(t: np.ndarray) -> None:
     t["thrown_in"] = 1
     for seat in range(4):
@@ -454,7 +454,7 @@ def throw_in(t: np.ndarray) -> None:
     t["phase"] = HAND_OVER
 
 
-@inline
+@helper
 def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
     seat = t["to_play"]
     redeal = action == REDEAL_ACTION
@@ -475,7 +475,7 @@ def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
                     score_hand(t, r)
 
 
-@inline
+@helper
 def apply_card(t: np.ndarray, card: int, r: np.ndarray) -> None:
     seat = t["to_play"]
     t["hand_set"][seat] &= ~bit(card)
@@ -492,7 +492,7 @@ def apply_card(t: np.ndarray, card: int, r: np.ndarray) -> None:
         finish_trick(t, r)
 
 
-@inline
+@helper
 def finish_trick(t: np.ndarray, r: np.ndarray) -> None:
     led = t["led_suit"]
     cards = t["trick_cards"]
@@ -518,7 +518,7 @@ def finish_trick(t: np.ndarray, r: np.ndarray) -> None:
         score_hand(t, r)
 
 
-@inline
+@helper
 def auto_claim(t: np.ndarray) -> None:
     """Give the rest of the hand to a leader who wins every trick however anyone plays: no
     other seat holds a heart, and in each side suit every card the leader holds outranks
@@ -541,7 +541,7 @@ def auto_claim(t: np.ndarray) -> None:
     t["claim_seat"] = leader
 
 
-@inline
+@helper
 def score_hand(t: np.ndarray, r: np.ndarray) -> None:
     before = t["scores_before"]
     scores = t["scores"]
@@ -561,7 +561,7 @@ def score_hand(t: np.ndarray, r: np.ndarray) -> None:
     t["phase"] = MATCH_OVER if winner >= 0 else HAND_OVER
 
 
-@inline
+@helper
 def qualifies(scores: np.ndarray, team: int, target: int, r: np.ndarray) -> bool:
     """A player of `team` has `target` and (if the rules say so) the partner is above 0."""
     a = np.int64(scores[team])
@@ -571,7 +571,7 @@ def qualifies(scores: np.ndarray, team: int, target: int, r: np.ndarray) -> bool
     return a >= target or b >= target
 
 
-@inline
+@helper
 def end_of_game(scores: np.ndarray, target: int, r: np.ndarray) -> tuple[int, int]:
     """(winner: -1 play on, else team; the target for the next hand) after a played hand."""
     q0 = qualifies(scores, 0, target, r)

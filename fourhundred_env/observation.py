@@ -54,7 +54,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import DTypeLike
 
-from fourhundred_env._jit import ONE, ZERO, inline, kernel, lowest_bit
+from fourhundred_env._jit import ONE, ZERO, helper, kernel, lowest_bit
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.view import NO_MASK, SeatView, check_cut, cut_view
@@ -163,7 +163,7 @@ _DEALER, _TO_PLAY, _NUM_TRICKS = _F["dealer"].start, _F["to_play"].start, _F["nu
 _VOID, _PHASE = _F["shown_void"].start, _F["phase"].start
 
 
-@inline
+@helper
 def encode_one(v: np.ndarray, scale: np.ndarray, row: np.ndarray) -> None:
     """Write the observation of the view record `v` into row (OBS_SIZE,): entry j gets its
     raw value times scale[j] (OBS_SCALE for float32, ones for int8)."""

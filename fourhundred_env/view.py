@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env._jit import ZERO, inline, kernel
+from fourhundred_env._jit import ZERO, helper, kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
 from fourhundred_env.errors import FourHundredError
@@ -63,7 +63,7 @@ class SeatView(RecordBatch):
 SeatView._layout()
 
 
-@inline
+@helper
 def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
              v: np.ndarray) -> None:  # fmt: skip
     """Write into the view record `v` what `seat` may know at table record `t` (index `i`):
@@ -102,7 +102,7 @@ def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
         K.write_mask(t, r, row)
 
 
-@inline
+@helper
 def check_cut(s: np.ndarray, index: np.ndarray, seats: np.ndarray) -> int:
     """The first j whose table index[j] is not in 0..B-1 or whose seat is not -1..3, else -1.
     `seats` empty: each table's seat to play."""
