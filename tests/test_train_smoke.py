@@ -185,9 +185,7 @@ def test_match_bonus_goes_to_the_partnership_whose_hand_wins_the_match(tmp_path:
     from fourhundred_env.rules import end_of_game
 
     # pre-hand scores from 25 up: enough hands end a match (2-10 in 48 over seeds 0-4)
-    config = load_config(
-        None, [*TINY, "match_bonus=40", "rollout_steps=128", "hand_scores_low=25"]
-    )
+    config = load_config(None, [*TINY, "match_bonus=40", "rollout_steps=128", "hand_scores_low=25"])
     trainer = Trainer(config, tmp_path / "m")
     r = trainer.collect()
     bonus = trainer.match_bonuses(r)
