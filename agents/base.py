@@ -156,7 +156,7 @@ def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     (the engine's sampler kernel)."""
     u = rng.random(mask.shape[0])
     out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask.view(np.uint8), u, -1, out)
+    K.sample_mask(mask, u, -1, out)
     if (out < 0).any():
         raise ValueError("sample_masked: a row of the legal mask is empty")
     return out

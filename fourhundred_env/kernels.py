@@ -637,9 +637,9 @@ def score_hands(s: np.ndarray, index: np.ndarray, rules: np.ndarray) -> None:
 @kernel
 def sample_mask(mask: np.ndarray, u: np.ndarray, empty: int, out: np.ndarray) -> None:
     """out[i] = the index of the floor(u[i] * n)-th nonzero entry of row i of `mask` (K, A)
-    uint8 (A <= 128), n its number of nonzero entries: a uniform draw over the row; `empty`
-    for an empty row. (The row is packed into two uint64 words: several times faster than
-    scanning it; a bool or int8 0/1 mask is the same bytes viewed as uint8.)"""
+    (A <= 128, any integer or bool dtype), n its number of nonzero entries: a uniform draw
+    over the row; `empty` for an empty row. (The row is packed into two uint64 words first:
+    several times faster than scanning it twice.)"""
     width = mask.shape[1]
     for i in range(mask.shape[0]):
         row = mask[i]

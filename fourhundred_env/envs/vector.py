@@ -77,14 +77,21 @@ def sample_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> n
     As ``Discrete.sample(mask=...)`` row by row (0 for a row with no legal action), in one
     compiled loop: what a random policy or an exploration step wants at any batch size.
     """
-    mask = np.asarray(action_mask)
-    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype not in (np.int8, np.bool_):
-        raise FourHundredError(
-            f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
-            f"{NUM_ACTIONS}) int8 or bool"
-        )
+    mask = action_mask
+    if (
+        type(mask) is not np.ndarray
+        or mask.ndim != 2
+        or mask.shape[1] != NUM_ACTIONS
+        or mask.dtype.char not in "?b"
+    ):
+        mask = np.asarray(mask)
+        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype.char not in "?b":
+            raise FourHundredError(
+                f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
+                f"{NUM_ACTIONS}) int8 or bool"
+            )
     out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask.view(np.uint8), rng.random(mask.shape[0]), 0, out)
+    K.sample_mask(mask, rng.random(mask.shape[0]), 0, out)
     return out
 
 
