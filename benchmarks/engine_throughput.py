@@ -41,10 +41,9 @@ def run_engine(batch: int, seconds: float, mode: str, seed: int) -> dict[str, fl
     while True:
         for _ in range(16):
             actions = engine.random_actions(state, rng, max_bid=4)
-            engine.step(state, actions)
-            decisions += int(np.count_nonzero(actions >= 0))
-            done = (state.phase >= HAND_OVER).nonzero()[0]
-            if done.size:
+            decisions += batch  # every table has a decision pending: hands are dealt at once
+            if engine.step(state, actions):  # some hands ended
+                done = (state.phase >= HAND_OVER).nonzero()[0]
                 hands += done.size
                 restart = done if mode == "hands" else done[state.phase[done] == MATCH_OVER]
                 matches += int(np.count_nonzero(state.phase[done] == MATCH_OVER))
