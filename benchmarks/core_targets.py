@@ -31,8 +31,10 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -42,22 +44,9 @@ from fourhundred_env import Engine, Phase, Rules
 from fourhundred_env.envs import FourHundredVectorEnv
 from fourhundred_env.envs.vector import sample_legal_actions
 
-Step = Callable[[], int]
-
-
-def timed(step: Step, seconds: float, warmup: int = 50) -> float:
-    """Units per second of `step` (which returns the units it did) over `seconds`."""
-    for _ in range(warmup):
-        step()
-    units = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(8):
-            units += step()
-        if time.perf_counter() >= deadline:
-            break
-    return units / (time.perf_counter() - start)
+sys.path.insert(0, str(Path(__file__).parent))  # the sibling scripts, however this one is run
+from env_throughput import aec_step_fn, single_step_fn
+from yardsticks import Step, spiel_cpp_fn, spiel_python_fn, spiel_rl_fn, timed
 
 
 def engine_fn(batch: int, seed: int) -> Step:
@@ -78,20 +67,6 @@ def engine_fn(batch: int, seed: int) -> Step:
                 next_match[0] += over.size
             engine.deal(state, done)
         return batch
-
-    return step
-
-
-def single_fn(seed: int, env_id: str, **kwargs: object) -> Step:
-    env = gym.make(env_id, **kwargs)
-    rng = np.random.default_rng(seed)
-    obs = [env.reset(seed=seed)[0]]
-
-    def step() -> int:
-        legal = np.flatnonzero(obs[0]["action_mask"])
-        o, _, terminated, truncated, _ = env.step(int(legal[int(rng.random() * legal.size)]))
-        obs[0] = env.reset()[0] if terminated or truncated else o
-        return 1
 
     return step
 
@@ -122,90 +97,15 @@ def vector_fn(seed: int, dtype: str) -> Step:
     return step
 
 
-def aec_fn(seed: int) -> Step:
-    from fourhundred_env.envs.pettingzoo_env import env as aec_env
-
-    aec = aec_env()
-    aec.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-
-    def step() -> int:
-        obs, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            aec.reset()
-            return 0
-        legal = np.flatnonzero(obs["action_mask"])
-        aec.step(int(legal[int(rng.random() * legal.size)]))
-        return 1
-
-    return step
-
-
-def spiel_python_fn(seed: int) -> Step:
-    import pyspiel
-
-    game = pyspiel.load_game("spades")
-    rng = np.random.default_rng(seed)
-
-    def step() -> int:  # one whole hand
-        state = game.new_initial_state()
-        n = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                n += 1
-        return n
-
-    return step
-
-
-def spiel_cpp_fn(seed: int) -> Step:
-    import pyspiel
-
-    game = pyspiel.load_game("spades")
-    bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(4)]
-    count = [0]
-
-    def step() -> int:  # one whole hand: 4 bids and 52 cards
-        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + count[0])
-        count[0] += 1
-        return 56
-
-    return step
-
-
-def spiel_rl_fn(seed: int) -> Step:
-    from open_spiel.python import rl_environment
-
-    env = rl_environment.Environment("spades")
-    rng = np.random.default_rng(seed)
-    ts = [env.reset()]
-
-    def step() -> int:
-        t = ts[0]
-        if t.last():
-            ts[0] = env.reset()
-            return 0
-        legal = t.observations["legal_actions"][t.observations["current_player"]]
-        ts[0] = env.step([legal[int(rng.random() * len(legal))]])
-        return 1
-
-    return step
-
-
 # name -> (our step factory, unit, yardstick name, yardstick factory, target ratio)
 ROWS: dict[str, tuple[Callable[[int], Step], str, str | None, Callable[[int], Step] | None, float]] = {
     "engine-4096": (lambda s: engine_fn(4096, s), "decisions/s", "OpenSpiel Spades C++ evaluate_bots", spiel_cpp_fn, 8.0),
     "engine-1": (lambda s: engine_fn(1, s), "decisions/s", "OpenSpiel Spades Python loop", spiel_python_fn, 2.0),
-    "single-heuristic": (lambda s: single_fn(s, "FourHundred-v0", opponents="heuristic"), "learner steps/s", "OpenSpiel rl_environment Spades", spiel_rl_fn, 1.0),
+    "single-heuristic": (lambda s: single_step_fn(s, False, opponents="heuristic"), "learner steps/s", "OpenSpiel rl_environment Spades", spiel_rl_fn, 1.0),
     "vector-f32": (lambda s: vector_fn(s, "float32"), "decisions/s", None, None, 0.0),
     "vector-i8": (lambda s: vector_fn(s, "int8"), "decisions/s", None, None, 0.0),
     "bid-single": (bid_single_fn, "episodes/s", None, None, 0.0),
-    "aec": (aec_fn, "agent steps/s", None, None, 0.0),
+    "aec": (aec_step_fn, "agent steps/s", None, None, 0.0),
 }  # fmt: skip
 
 

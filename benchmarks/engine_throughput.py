@@ -18,12 +18,17 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from fourhundred_env import Engine, Phase, Rules
+
+sys.path.insert(0, str(Path(__file__).parent))  # the sibling scripts, however this one is run
+from yardsticks import SPADES_DECISIONS_PER_HAND, Step, spiel_cpp_fn, spiel_python_fn, timed
 
 HAND_OVER, MATCH_OVER = int(Phase.HAND_OVER), int(Phase.MATCH_OVER)
 
@@ -63,46 +68,15 @@ def run_engine(batch: int, seconds: float, mode: str, seed: int) -> dict[str, fl
     }
 
 
-def run_open_spiel_python(seconds: float, seed: int) -> dict[str, float] | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    game = pyspiel.load_game("spades")
-    rng = np.random.default_rng(seed)
-    decisions = hands = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                decisions += 1
-        hands += 1
-    elapsed = time.perf_counter() - start
-    return {"decisions/s": decisions / elapsed, "hands/s": hands / elapsed}
-
-
-def run_open_spiel_cpp(
-    seconds: float, seed: int, decisions_per_hand: float
+def run_open_spiel(
+    make: Callable[[int], Step], seconds: float, seed: int
 ) -> dict[str, float] | None:
+    """OpenSpiel Spades through a yardstick step function (None without open_spiel)."""
     try:
-        import pyspiel
+        rate = timed(make(seed), seconds)
     except ImportError:
         return None
-    game = pyspiel.load_game("spades")
-    bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(4)]
-    hands = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + hands)
-        hands += 1
-    elapsed = time.perf_counter() - start
-    return {"decisions/s": hands * decisions_per_hand / elapsed, "hands/s": hands / elapsed}
+    return {"decisions/s": rate, "hands/s": rate / SPADES_DECISIONS_PER_HAND}
 
 
 def median_of(runs: int, fn: Callable[[int], dict[str, float] | None]) -> dict[str, float] | None:
@@ -137,13 +111,17 @@ def main() -> None:
             rows.append((f"fourhundred {mode}", b, r))
             print(f"{'fourhundred ' + mode:<28} B={b:<5} {r['decisions/s']:>12,.0f} decisions/s "
                   f"{r['hands/s']:>10,.0f} hands/s {r['matches/s']:>8,.1f} matches/s", flush=True)  # fmt: skip
-    py = median_of(args.repeats, lambda i: run_open_spiel_python(args.seconds, args.seed + i))
+    py = median_of(
+        args.repeats, lambda i: run_open_spiel(spiel_python_fn, args.seconds, args.seed + i)
+    )
     if py is None:
         print(
             "open_spiel not installed: pip install -e '.[bench]' to compare with OpenSpiel Spades"
         )
         return
-    cpp = median_of(args.repeats, lambda i: run_open_spiel_cpp(args.seconds, args.seed + i, 56.0))
+    cpp = median_of(
+        args.repeats, lambda i: run_open_spiel(spiel_cpp_fn, args.seconds, args.seed + i)
+    )
     assert cpp is not None
     for name, r in (("OpenSpiel spades, Python", py), ("OpenSpiel spades, C++ bots", cpp)):
         print(

@@ -96,8 +96,9 @@ def vector_step_fn(
     return step
 
 
-def single_step_fn(seed: int, unwrapped: bool) -> Callable[[], int]:
-    env = gym.make("FourHundred-v0")
+def single_step_fn(seed: int, unwrapped: bool, **options: object) -> Callable[[], int]:
+    """FourHundred-v0 (`options` for gym.make), random legal learner actions: 1 per step."""
+    env = gym.make("FourHundred-v0", **options)
     if unwrapped:
         env = env.unwrapped
     rng = np.random.default_rng(seed)
