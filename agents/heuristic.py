@@ -59,11 +59,12 @@ from agents.base import (
     nth_true,
     view_uniform,
 )
-from agents.registry import register_agent
 from fourhundred_env._jit import ONE, U64, ZERO, helper, highest_bit, kernel, lowest_bit, popcount
 from fourhundred_env.cards import BID_OFFSET, FULL_DECK, NUM_CARDS, REDEAL_ACTION
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError
 from fourhundred_env.kernels import BID, HEARTS, PLAY, SUITS, bid_value, rules_record
+from fourhundred_env.registry import NoSettings, register_agent, spec_settings
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -92,8 +93,18 @@ class HeuristicParams:
     void_guess: int = 2
     """A player may be void in a suit when at most this many of its cards are still out."""
     epsilon: float = 0.0
-    """Probability of a uniformly random legal action instead (from the agent's seeded rng):
-    a stochastic variant for mirror checks and diverse opponents."""
+    """Probability of a uniformly random legal action instead (drawn from the position, see
+    agents.base): a stochastic variant for mirror checks and diverse opponents."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("epsilon", "partner_make_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name}={getattr(self, name)!r}: expected a probability 0 to 1")
+        if not self.sigma > 0:
+            raise ConfigError(f"sigma={self.sigma!r}: expected a spread above 0")
+        if self.void_guess < 0:
+            raise ConfigError(f"void_guess={self.void_guess!r}: expected 0 or more")
 
 
 HEURISTIC_V1_PARAMS = HeuristicParams(
@@ -721,30 +732,17 @@ class MinBidAgent(HeuristicAgent):
 
 
 def parse_params(text: str | None, base: HeuristicParams | None = None) -> HeuristicParams:
-    """HeuristicParams from ``"sigma=1.2,bid_bias=0.3"`` (the argument of ``heuristic:...``)."""
-    base = base if base is not None else HeuristicParams()
-    if not text:
-        return base
-    known = {f.name: f.type for f in dataclasses.fields(HeuristicParams)}
-    changes: dict[str, float | int] = {}
-    for item in text.split(","):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in known:
-            raise FourHundredError(
-                f"heuristic parameter {item!r}: expected name=value with a name among {sorted(known)}"
-            )
-        try:
-            changes[key] = int(value) if known[key] == "int" else float(value)
-        except ValueError:
-            raise FourHundredError(
-                f"heuristic parameter {item!r}: {value!r} is not a number"
-            ) from None
-    return dataclasses.replace(base, **changes)
+    """HeuristicParams from ``"sigma=1.2,bid_bias=0.3"`` (the settings of ``heuristic:...``)
+    over `base` (default: the defaults)."""
+    changes = spec_settings(f"heuristic:{text}") if text else HeuristicParams()
+    if base is None:
+        return changes
+    given = {k.partition("=")[0].strip() for k in (text or "").split(",") if k}
+    return dataclasses.replace(base, **{k: getattr(changes, k) for k in given})
 
 
-def _make_heuristic(rules: Rules, seed: int, arg: str | None) -> Agent:
-    return HeuristicAgent(rules, seed, parse_params(arg))
+def _make_heuristic(rules: Rules, seed: int, params: HeuristicParams) -> Agent:
+    return HeuristicAgent(rules, seed, params)
 
 
 register_agent(
@@ -752,17 +750,11 @@ register_agent(
     _make_heuristic,
     "rule-based bidding (hand evaluation, rules context) and card play; compiled "
     "(heuristic:sigma=1.2,... overrides HeuristicParams)",
+    settings=HeuristicParams,
 )
-
-
-def _make_minbid(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if arg is not None:
-        raise FourHundredError(f"agent 'minbid' takes no argument, got 'minbid:{arg}'")
-    return MinBidAgent(rules, seed)
-
-
 register_agent(
     "minbid",
-    _make_minbid,
+    lambda rules, seed, settings: MinBidAgent(rules, seed),
     "always bids its minimum (dealer: makes the total); plays like heuristic-v1",
+    settings=NoSettings,
 )

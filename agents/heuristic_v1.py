@@ -11,10 +11,8 @@ heuristic through `HeuristicParams` or new code paths that v1's parameters leave
 
 from __future__ import annotations
 
-from agents.base import Agent
 from agents.heuristic import HEURISTIC_V1_PARAMS, HeuristicAgent
-from agents.registry import register_agent
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.registry import NoSettings, register_agent
 from fourhundred_env.rules import Rules
 
 
@@ -27,10 +25,9 @@ class HeuristicV1Agent(HeuristicAgent):
         super().__init__(rules, seed, HEURISTIC_V1_PARAMS)
 
 
-def _make(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if arg is not None:
-        raise FourHundredError(f"agent 'heuristic-v1' takes no argument, got 'heuristic-v1:{arg}'")
-    return HeuristicV1Agent(rules, seed)
-
-
-register_agent("heuristic-v1", _make, "the heuristic as first measured, frozen (a fixed yardstick)")
+register_agent(
+    "heuristic-v1",
+    lambda rules, seed, settings: HeuristicV1Agent(rules, seed),
+    "the heuristic as first measured, frozen (a fixed yardstick)",
+    settings=NoSettings,
+)

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import make_agent, register_agent
 from fourhundred_env.cards import (
     NUM_CARDS,
     RANK_TEXT,
@@ -32,6 +31,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.registry import NoSettings, make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
@@ -198,13 +198,12 @@ class HumanAgent(Agent):
         return action_text(int(self.hint_agent.act(view.select(np.array([i])))[0]))
 
 
-def _make_human(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if arg is not None:
-        raise FourHundredError(f"agent 'human' takes no argument, got 'human:{arg}'")
-    return HumanAgent(rules, seed)
-
-
-register_agent("human", _make_human, "a person at the terminal (fourhundred play)")
+register_agent(
+    "human",
+    lambda rules, seed, settings: HumanAgent(rules, seed),
+    "a person at the terminal (fourhundred play)",
+    settings=NoSettings,
+)
 
 
 # -- the match loop ------------------------------------------------------------------------------

@@ -7,13 +7,16 @@ Inference is batched over the K tables of a view, on the GPU when one is availab
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import make_agent, register_agent
 from fourhundred_env.cards import NUM_CARDS
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
+from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -112,21 +115,55 @@ class BidPlayAgent(Agent):
         return actions
 
 
-def _neural_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if not arg:
-        raise FourHundredError("agent 'neural' needs a checkpoint: neural:PATH")
-    return NeuralAgent(arg, rules, seed)
+@dataclass(frozen=True)
+class NeuralSettings:
+    """``neural:PATH`` (greedy) or ``neural:PATH,sample=true`` (sampled from the policy)."""
+
+    path: str
+    """The checkpoint (a run's policy.pt)."""
+    sample: bool = False
+    """Sample actions from the policy instead of taking the most likely one."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected a checkpoint file, as in neural:PATH")
 
 
-def _neural_bid_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if not arg:
-        raise FourHundredError("agent 'neural-bid' needs a checkpoint: neural-bid:PATH")
-    bidder = NeuralAgent(arg, rules, seed)
+@dataclass(frozen=True)
+class NeuralBidSettings:
+    """``neural-bid:PATH``: bids with the checkpoint, plays with its recorded play policy."""
+
+    path: str
+    """The bidding checkpoint (a bidding run's policy.pt)."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected a checkpoint file, as in neural-bid:PATH")
+
+
+def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
+    return NeuralAgent(settings.path, rules, seed, sample=settings.sample)
+
+
+def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
+    bidder = NeuralAgent(settings.path, rules, seed)
     play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
-    return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{arg}")
+    return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{settings.path}")
 
 
-register_agent("neural", _neural_factory, "a trained PolicyValueNet checkpoint (neural:PATH)")
 register_agent(
-    "neural-bid", _neural_bid_factory, "bids with a checkpoint, plays with its fixed play policy"
+    "neural",
+    _neural_factory,
+    "a trained PolicyValueNet checkpoint (neural:PATH)",
+    settings=NeuralSettings,
+    positional="path",
+)
+register_agent(
+    "neural-bid",
+    _neural_bid_factory,
+    "bids with a checkpoint, plays with its fixed play policy",
+    settings=NeuralBidSettings,
+    positional="path",
 )

@@ -17,14 +17,17 @@ improvement over the base agent is worth, not a fast bot.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import make_agent, register_agent
 from agents.rollout import rollout_values
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
+from fourhundred_env.configs import check_fields
 from fourhundred_env.engine import Engine, Phase, State, unpack_sets
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -149,30 +152,26 @@ class PimcAgent(Agent):
         return actions
 
 
-def _pimc_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
-    options: dict[str, object] = {}
-    for item in (arg or "").split(","):
-        if not item:
-            continue
-        key, sep, value = item.partition("=")
-        if not sep or key not in ("worlds", "bids", "base"):
-            raise FourHundredError(
-                f"pimc option {item!r}: expected worlds=N, bids=0|1 or base=SPEC, "
-                "as in pimc:worlds=32,bids=1"
-            )
-        if key == "base":
-            options[key] = value
-        else:
-            try:
-                number = int(value)
-            except ValueError:
-                raise FourHundredError(f"pimc option {item!r}: expected an integer") from None
-            options[key] = bool(number) if key == "bids" else number
-    return PimcAgent(rules, seed, **options)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class PimcSettings:
+    """``pimc:worlds=32,bids=true,base=heuristic``."""
+
+    worlds: int = 16
+    """Random deals of the unseen cards per decision."""
+    bids: bool = False
+    """Search the bids too (False: the base agent bids)."""
+    base: str = "heuristic-v1"
+    """Agent spec of the bot that plays every seat in the play-outs."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.worlds < 1:
+            raise ConfigError(f"worlds={self.worlds}: expected at least 1")
 
 
 register_agent(
     "pimc",
-    _pimc_factory,
+    lambda rules, seed, s: PimcAgent(rules, seed, base=s.base, worlds=s.worlds, bids=s.bids),
     "search: rollouts of heuristic-v1 over random deals of the unseen cards (pimc:worlds=N,bids=1)",
+    settings=PimcSettings,
 )

@@ -1,80 +1,73 @@
-"""Names and specs to agents: ``make_agent("heuristic", rules=..., seed=...)``.
+"""The bundled bots' registrations, and the registry functions re-exported for convenience.
 
-A spec is a registered name, optionally with an argument after a colon: ``neural:PATH``.
+The registry itself is :mod:`fourhundred_env.registry` (so that environments and tournaments
+resolve specs without importing bot code); this package's bots are registered through the
+``fourhundred.agents`` entry point (pyproject.toml), which calls :func:`register_builtin`
+the first time a name is looked up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from dataclasses import dataclass
+from typing import Literal
 
-from agents.base import Agent, RandomAgent
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.registry import (
+    ENTRY_POINT_GROUP,
+    NoSettings,
+    available_agents,
+    make_agent,
+    parse_spec,
+    register_agent,
+    spec_settings,
+)
 from fourhundred_env.rules import Rules
 
-AgentFactory = Callable[[Rules, int, str | None], Agent]
-_REGISTRY: dict[str, tuple[AgentFactory, str]] = {}
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "NoSettings",
+    "RandomSettings",
+    "available_agents",
+    "make_agent",
+    "parse_spec",
+    "register_agent",
+    "register_builtin",
+    "spec_settings",
+]
+
+_MODULES = ("agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural",
+            "agents.pimc")  # fmt: skip
 
 
-def register_agent(name: str, factory: AgentFactory, description: str = "") -> None:
-    """Register `factory(rules, seed, argument) -> Agent` under `name`."""
-    _REGISTRY[name] = (factory, description)
+@dataclass(frozen=True)
+class RandomSettings:
+    """``random``, ``random:N`` (bids capped at N), ``random:any`` (any legal bid)."""
+
+    max_bid: int | Literal["any"] = 4
+    """Highest bid made (a seat whose minimum is higher bids its minimum), or "any"."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.max_bid != "any" and not 1 <= self.max_bid <= 13:
+            raise ConfigError(f"max_bid={self.max_bid!r}: expected a bid from 1 to 13, or 'any'")
 
 
-def available_agents() -> dict[str, str]:
-    """Registered names and their one-line descriptions."""
-    _load_builtin()
-    return {name: desc for name, (_, desc) in sorted(_REGISTRY.items())}
+def _random_factory(rules: Rules, seed: int, settings: RandomSettings):
+    from agents.base import RandomAgent
+
+    return RandomAgent(rules, seed, max_bid=None if settings.max_bid == "any" else settings.max_bid)
 
 
-def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Agent:
-    """A new agent instance for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...)."""
-    _load_builtin()
-    name, _, arg = spec.partition(":")
-    if name not in _REGISTRY:
-        raise FourHundredError(
-            f"unknown agent {spec!r}: expected one of {sorted(_REGISTRY)} "
-            "(with an argument after ':' where the agent takes one, as in neural:PATH)"
-        )
-    factory, _ = _REGISTRY[name]
-    return factory(rules if rules is not None else Rules(), seed, arg or None)
-
-
-def _random_factory(rules: Rules, seed: int, arg: str | None) -> Agent:
-    if arg is None:
-        return RandomAgent(rules, seed)
-    if arg == "any":
-        return RandomAgent(rules, seed, max_bid=None)
-    try:
-        return RandomAgent(rules, seed, max_bid=int(arg))
-    except ValueError:
-        raise FourHundredError(
-            f"agent 'random:{arg}': expected random, random:N (bids capped at N) or random:any"
-        ) from None
-
-
-_LOADED = False
-
-
-def _load_builtin() -> None:
-    """Import the modules that register the bundled agents (once)."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import importlib
-
-    for module in (
-        "agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural", "agents.pimc",
-    ):  # fmt: skip
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-
-
-register_agent(
-    "random",
-    _random_factory,
-    "uniformly random legal play, bids capped at 4 (random:N, random:any)",
-)
+def register_builtin() -> None:
+    """Register the bundled bots (the entry point of this package; harmless to call again)."""
+    register_agent(
+        "random",
+        _random_factory,
+        "uniformly random legal play, bids capped at 4 (random:N, random:any)",
+        settings=RandomSettings,
+        positional="max_bid",
+    )
+    for module in _MODULES:
+        importlib.import_module(module)

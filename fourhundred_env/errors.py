@@ -17,3 +17,8 @@ class CardError(FourHundredError):
 
 class IllegalActionError(FourHundredError):
     """An action that is not legal now: wrong phase, out of turn, or not in the legal set."""
+
+
+class ConfigError(FourHundredError):
+    """A config (file, mapping, override or agent spec) with an unknown key or a value that
+    does not fit."""

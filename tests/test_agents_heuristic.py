@@ -289,10 +289,17 @@ def test_registry_specs() -> None:
         assert name in names
     a = make_agent("heuristic:sigma=1.5,void_guess=3")
     assert isinstance(a, HeuristicAgent) and a.params.sigma == 1.5 and a.params.void_guess == 3
-    with pytest.raises(FourHundredError, match="heuristic parameter 'nosuch=1'"):
+    with pytest.raises(
+        FourHundredError, match=r"'heuristic:nosuch=1': unknown key\(s\) \['nosuch'\]"
+    ):
         make_agent("heuristic:nosuch=1")
-    with pytest.raises(FourHundredError, match="takes no argument"):
+    with pytest.raises(FourHundredError, match="takes no settings"):
         make_agent("heuristic-v1:x=1")
+    for bad, why in (("heuristic:epsilon=5", "epsilon=5.0: expected a probability"),
+                     ("random:-3", "max_bid=-3: expected a bid from 1 to 13"),
+                     ("heuristic:sigma", "setting 'sigma': expected name=value")):  # fmt: skip
+        with pytest.raises(FourHundredError, match=why):
+            make_agent(bad)
     assert isinstance(make_agent("minbid"), MinBidAgent)
     engine, state = _random_states(Rules(), 3, 40, 32, None)
     view = seat_view(engine, state, np.flatnonzero(state.phase <= Phase.PLAY))

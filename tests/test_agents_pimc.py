@@ -85,8 +85,8 @@ def test_pimc_plays_legal_moves_the_same_for_the_same_seed() -> None:
     "spec, message",
     [
         ("pimc:worlds=0", "worlds=0: expected at least 1"),
-        ("pimc:depth=2", "pimc option 'depth=2': expected worlds=N"),
-        ("pimc:worlds=many", "pimc option 'worlds=many': expected an integer"),
+        ("pimc:depth=2", r"'pimc:depth=2': unknown key\(s\) \['depth'\]: expected some of"),
+        ("pimc:worlds=many", "'pimc:worlds=many': worlds='many': expected an integer"),
         ("pimc:base=nobody", "unknown agent 'nobody'"),
     ],
 )

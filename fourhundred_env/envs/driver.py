@@ -34,6 +34,7 @@ from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
+from fourhundred_env.registry import make_agent
 from fourhundred_env.view import SeatView, seat_view
 
 if TYPE_CHECKING:
@@ -218,8 +219,6 @@ class TableDriver:
     # -- seeding and episodes ---------------------------------------------------------------
     def seed(self, seed: int) -> None:
         """Table seeds ``seed + i``; episode counters restart; opponent agents are re-created."""
-        from agents.registry import make_agent  # agents import the rules core, never envs
-
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise FourHundredError(f"seed={seed!r}: expected an integer or None")
         self.base_seed = int(seed) & _MASK64

@@ -1,0 +1,254 @@
+"""Typed configs: frozen dataclasses filled from YAML, mappings, ``key=value`` text and agent specs.
+
+One loader serves every config of the project: the rules, the environments, tournaments,
+training runs and each bot's settings. A field's type annotation says what it takes:
+
+- ``bool``, ``int``, ``float``, ``str``; a ``Literal`` of choices; ``X | None``; a union;
+- ``tuple[X, ...]`` (from a list, a tuple, or comma-separated text);
+- a nested config dataclass (from a mapping of its fields);
+- :class:`~fourhundred_env.rules.Rules` (a preset name, or a mapping of flags with an
+  optional ``preset``).
+
+Values read from text (command-line overrides, agent specs) are parsed by the type they go
+into. An unknown key, or a value that does not fit, raises :class:`ConfigError` naming the
+key, the value and what was expected; each dataclass's own ``__post_init__`` checks its
+ranges after :func:`check_fields`. PyYAML is imported only to read or write files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from fourhundred_env.errors import ConfigError
+
+T = TypeVar("T")
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_NONE = {"none", "null", "~", ""}
+
+
+def _name(hint: Any) -> str:
+    """What a type annotation accepts, in words."""
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_name(a) for a in typing.get_args(hint))
+    if origin is tuple:
+        return f"a list of {_name(typing.get_args(hint)[0])}"
+    if hint is type(None):
+        return "null"
+    if dataclasses.is_dataclass(hint):
+        names = {"Rules": "a rules preset name or a mapping of rules flags"}
+        return names.get(hint.__name__, f"a mapping of {hint.__name__} fields")
+    words = {bool: "true or false", int: "an integer", float: "a number", str: "text"}
+    return words.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def convert(hint: Any, value: Any, text: bool = False) -> Any:
+    """`value` as the annotation `hint` takes it (from text when `text`); raises _Mismatch."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return value
+    if origin is Literal:
+        choices = typing.get_args(hint)
+        for choice in choices:
+            if value == choice or (text and isinstance(value, str) and value == str(choice)):
+                return choice
+        raise _Mismatch
+    if origin in (typing.Union, types.UnionType):
+        arms = typing.get_args(hint)
+        if type(None) in arms and (value is None or (text and str(value).lower() in _NONE)):
+            return None
+        for arm in arms:
+            if arm is type(None):
+                continue
+            try:
+                return convert(arm, value, text)
+            except _Mismatch:
+                pass
+        raise _Mismatch
+    if hint is type(None):
+        if value is None:
+            return None
+        raise _Mismatch
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if text and isinstance(value, str):
+            value = [v.strip() for v in value.strip("()[] ").split(",") if v.strip()]
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            raise _Mismatch
+        items = list(value)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(convert(args[0], v, text) for v in items)
+        if len(items) != len(args):
+            raise _Mismatch
+        return tuple(convert(a, v, text) for a, v in zip(args, items, strict=True))
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if text and isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise _Mismatch
+    if hint is int:
+        if isinstance(value, bool):
+            raise _Mismatch
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if text and isinstance(value, str):
+            try:
+                number = float(value) if any(c in value for c in ".eE") else int(value)
+            except ValueError:
+                raise _Mismatch from None
+            if isinstance(number, float):
+                if not number.is_integer():
+                    raise _Mismatch
+                return int(number)
+            return number
+        raise _Mismatch
+    if hint is float:
+        if isinstance(value, bool):
+            raise _Mismatch
+        if isinstance(value, int | float):
+            return float(value)
+        if text and isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                raise _Mismatch from None
+        raise _Mismatch
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise _Mismatch
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if isinstance(value, hint):
+            return value
+        if hint.__name__ == "Rules":  # a preset name or flags (Rules validates itself)
+            if isinstance(value, str):
+                return hint.preset(value)
+            if isinstance(value, Mapping):
+                return hint.from_dict(value)
+            raise _Mismatch
+        if isinstance(value, Mapping):
+            return build(hint, value, hint.__name__)
+        raise _Mismatch
+    if isinstance(hint, type) and not isinstance(value, hint):
+        raise _Mismatch
+    return value
+
+
+def check_fields(obj: Any, skip: Iterable[str] = ()) -> None:
+    """Convert and check every field of the (frozen) dataclass `obj` against its annotation,
+    in place: call it first in ``__post_init__``. Raises ConfigError naming a misfit."""
+    hints = typing.get_type_hints(type(obj))
+    skip = set(skip)
+    for f in dataclasses.fields(obj):
+        if f.name in skip or not f.init:
+            continue
+        value = getattr(obj, f.name)
+        try:
+            new = convert(hints[f.name], value)
+        except _Mismatch:
+            raise ConfigError(f"{f.name}={value!r}: expected {_name(hints[f.name])}") from None
+        except ConfigError as e:
+            raise ConfigError(f"{f.name}: {e}") from None
+        if new is not value:
+            object.__setattr__(obj, f.name, new)
+
+
+def build(cls: type[T], values: Mapping[str, Any], source: str = "config",
+          text: Iterable[str] = ()) -> T:  # fmt: skip
+    """An instance of the config dataclass `cls` from `values`; the keys in `text` hold text
+    to parse by their field's type. Unknown keys and misfits raise ConfigError, prefixed by
+    `source` (a file name, "agent 'pimc:...'")."""
+    if not isinstance(values, Mapping):
+        raise ConfigError(
+            f"{source}: got {type(values).__name__}: expected a mapping of keys to values"
+        )
+    known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - known, key=str)
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
+    hints = typing.get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in text:
+            try:
+                value = convert(hints[key], value, text=True)
+            except _Mismatch:
+                raise ConfigError(
+                    f"{source}: {key}={value!r}: expected {_name(hints[key])}"
+                ) from None
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def replace(obj: T, **changes: Any) -> T:
+    """A copy of the config `obj` with some fields changed, checked like a new one."""
+    return build(type(obj), {**asdict_shallow(obj), **changes}, type(obj).__name__)
+
+
+def asdict_shallow(obj: Any) -> dict[str, Any]:
+    """The init fields of a dataclass as a dict (values as they are, not copied)."""
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init}
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, str]:
+    """``["key=value", ...]`` as {key: value text}; a malformed item raises ConfigError."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r}: expected key=value, like learning_rate=1e-4")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
+    """The mapping in a YAML file; a missing, malformed or non-mapping file raises ConfigError."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{what} file {str(p)!r} does not exist")
+    try:
+        loaded = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConfigError(f"{what} file {str(p)!r} is not valid YAML: {first}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{what} file {str(p)!r} cannot be read: {e}") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(
+            f"{what} file {str(p)!r} holds {type(loaded).__name__}: expected a mapping of keys to values"
+        )
+    return loaded
+
+
+def save_yaml(values: Mapping[str, Any], path: str | Path) -> None:
+    """Write a mapping as YAML, atomically (a temporary file, then a rename)."""
+    import yaml
+
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp")
+    tmp.write_text(yaml.safe_dump(dict(values), sort_keys=False))
+    tmp.replace(p)

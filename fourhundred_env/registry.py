@@ -1,0 +1,153 @@
+"""Agent names and specs: ``make_agent("pimc:worlds=32,bids=1", rules, seed)``.
+
+The registry lives in the core so that environments and tournaments can turn a spec into a
+bot without importing any bot's code: bots register themselves. The bundled ones (package
+``agents``) and any installed package that declares an entry point in the group
+``fourhundred.agents`` are loaded the first time a name is looked up; ``--agent-module``
+modules register theirs on import.
+
+A spec is a name, optionally followed by a colon and settings: ``random``, ``random:any``,
+``heuristic:sigma=1.2,epsilon=0.05``, ``neural:PATH``, ``neural:PATH,sample=true``. Each bot
+declares its settings as a config dataclass (see :mod:`fourhundred_env.configs`), optionally
+with one *positional* field that a bare first item fills (``random:3`` is ``max_bid=3``,
+``neural:PATH`` is ``path=PATH``; a settings text with no ``=`` at all is that field whole,
+commas included). One parser turns every spec into its bot's settings: an unknown setting,
+a value of the wrong type or out of range is one clear line naming the spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fourhundred_env.configs import build
+from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.rules import Rules
+
+ENTRY_POINT_GROUP = "fourhundred.agents"
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One registered bot: its factory and how its spec's settings are read."""
+
+    name: str
+    factory: Callable[..., Any]
+    """``factory(rules, seed, settings)`` -> agent; with no `settings` class, the third
+    argument is the raw text after the colon (or None), as older plugins expect."""
+    description: str = ""
+    settings: type | None = None
+    """Config dataclass of the bot's settings (None: see `factory`)."""
+    positional: str | None = None
+    """The settings field a bare first item fills (``neural:PATH``), if any."""
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The settings of a bot that takes none (``heuristic-v1``, ``minbid``, ``human``)."""
+
+
+_REGISTRY: dict[str, AgentEntry] = {}
+_LOADED = False
+
+
+def register_agent(
+    name: str,
+    factory: Callable[..., Any],
+    description: str = "",
+    settings: type | None = None,
+    positional: str | None = None,
+) -> None:
+    """Register a bot under `name` (see :class:`AgentEntry`); registering a name again
+    replaces it."""
+    if not name or ":" in name or "," in name:
+        raise FourHundredError(f"agent name {name!r}: expected a name without ':' or ','")
+    if settings is not None and not dataclasses.is_dataclass(settings):
+        raise FourHundredError(f"agent {name!r}: settings={settings!r} is not a dataclass")
+    _REGISTRY[name] = AgentEntry(name, factory, description, settings, positional)
+
+
+def load_plugins() -> None:
+    """Load the bots that installed packages declare (entry points), once."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        register = ep.load()
+        if callable(register):
+            register()
+
+
+def available_agents() -> dict[str, str]:
+    """Registered names and their one-line descriptions."""
+    load_plugins()
+    return {name: e.description for name, e in sorted(_REGISTRY.items())}
+
+
+def entry(name: str) -> AgentEntry:
+    """The registered bot `name`; an unknown name raises FourHundredError listing the known."""
+    if name not in _REGISTRY:
+        load_plugins()
+    if name not in _REGISTRY:
+        raise FourHundredError(
+            f"unknown agent {name!r}: expected one of {sorted(_REGISTRY)} (with settings after "
+            "':' where the agent takes some, as in neural:PATH or pimc:worlds=32)"
+        )
+    return _REGISTRY[name]
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """``"name:settings"`` -> (name, settings text or None)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise FourHundredError(f"agent spec {spec!r}: expected a name such as 'heuristic'")
+    name, sep, rest = spec.strip().partition(":")
+    return name, (rest if sep else None)
+
+
+def spec_settings(spec: str) -> Any:
+    """The settings dataclass instance a spec describes (None for a bot without settings)."""
+    name, text = parse_spec(spec)
+    e = entry(name)
+    if e.settings is None:
+        return text
+    if e.settings is NoSettings:
+        if text is not None:
+            raise ConfigError(f"agent {spec!r}: {name!r} takes no settings: expected {name!r}")
+        return NoSettings()
+    values: dict[str, str] = {}
+    if text:
+        if e.positional is not None and "=" not in text:
+            values[e.positional] = text
+        else:
+            for k, item in enumerate(text.split(",")):
+                key, sep, value = item.partition("=")
+                if not sep:
+                    if k == 0 and e.positional is not None:
+                        values[e.positional] = item
+                        continue
+                    raise ConfigError(
+                        f"agent {spec!r}: setting {item!r}: expected name=value with a name "
+                        f"among {_field_names(e.settings)}"
+                    )
+                values[key.strip()] = value.strip()
+    elif text == "":
+        raise ConfigError(f"agent {spec!r}: nothing after ':': expected settings or no colon")
+    return build(e.settings, values, f"agent {spec!r}", text=values.keys())
+
+
+def _field_names(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+
+
+def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Any:
+    """A new agent instance for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...)."""
+    name, text = parse_spec(spec)
+    e = entry(name)
+    if e.settings is None:
+        return e.factory(rules if rules is not None else Rules(), seed, text or None)
+    return e.factory(rules if rules is not None else Rules(), seed, spec_settings(spec))
