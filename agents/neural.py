@@ -45,7 +45,7 @@ class NeuralAgent(Agent):
         self._torch = torch
         self.dtype = dtype or torch.float32
         if net is None:
-            from train.checkpoint import load_policy
+            from agents.checkpoint import load_policy
 
             self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
             self.net, self.trained_rules, self.meta = load_policy(
@@ -71,7 +71,7 @@ class NeuralAgent(Agent):
 
     def _log_probs(self, view: SeatView):
         torch = self._torch
-        from train.network import masked_logits
+        from agents.network import masked_logits
 
         obs = torch.from_numpy(encode_observation(view)).to(self.device, self.dtype)
         mask = torch.from_numpy(view.legal_mask).to(self.device)

@@ -1,80 +1,15 @@
-"""`PolicyValueNet`: the policy and value network read from the observation encoder's vectors.
-
-A shared MLP trunk, a bidding head (actions 52-65: bids 1..13 and redeal), a card-play head
-(actions 0-51) and a value head. Logits are masked by the legal mask through
-:func:`masked_logits`, the one helper that the PPO loss and the neural agent both use, so
-training and play cannot drift apart.
-"""
+"""The training-only network: the oracle critic. The policy network, :class:`PolicyValueNet`,
+lives beside the agent that plays it (:mod:`agents.network`) and is re-exported here."""
 
 from __future__ import annotations
-
-from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
 
-from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
-from fourhundred_env.observation import OBS_FIELDS, OBS_SIZE
+from agents.network import MASKED, NetConfig, PolicyValueNet, masked_logits
+from fourhundred_env.cards import NUM_CARDS
 
-_BID_PHASE = OBS_FIELDS["phase"].start  # phase one-hot: bid, play, hand_over, match_over
-MASKED = -1e9  # logit of an illegal action: exp() underflows to exactly 0 in float32
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Shape of a PolicyValueNet."""
-
-    obs_size: int = OBS_SIZE
-    """Length of the observation vector (the encoder's OBS_SIZE)."""
-    hidden: int = 256
-    """Width of each hidden layer of the trunk."""
-    layers: int = 3
-    """Number of hidden layers of the trunk."""
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
-
-
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits (N, 66) with illegal actions (mask False/0) set to a huge negative number."""
-    return logits.masked_fill(~mask.bool(), MASKED)
-
-
-class PolicyValueNet(nn.Module):
-    """obs (N, obs_size) float32 -> (logits (N, 66) unmasked, value (N,))."""
-
-    def __init__(self, config: NetConfig | None = None) -> None:
-        super().__init__()
-        self.config = config or NetConfig()
-        c = self.config
-        layers: list[nn.Module] = []
-        width = c.obs_size
-        for _ in range(c.layers):
-            layers += [nn.Linear(width, c.hidden), nn.ReLU()]
-            width = c.hidden
-        self.trunk = nn.Sequential(*layers)
-        self.play_head = nn.Linear(width, NUM_CARDS)
-        self.bid_head = nn.Linear(width, NUM_ACTIONS - NUM_CARDS)
-        self.value_head = nn.Linear(width, 1)
-        for module in self.modules():
-            if isinstance(module, nn.Linear):
-                nn.init.orthogonal_(module.weight, gain=2**0.5)
-                nn.init.zeros_(module.bias)
-        nn.init.orthogonal_(self.play_head.weight, gain=0.01)
-        nn.init.orthogonal_(self.bid_head.weight, gain=0.01)
-        nn.init.orthogonal_(self.value_head.weight, gain=1.0)
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.trunk(obs)
-        logits = torch.cat([self.play_head(h), self.bid_head(h)], dim=-1)
-        return logits, self.value_head(h).squeeze(-1)
-
-    def distribution(
-        self, obs: torch.Tensor, mask: torch.Tensor
-    ) -> tuple[torch.distributions.Categorical, torch.Tensor]:
-        """Masked categorical over the 66 actions, and the value estimate."""
-        logits, value = self(obs)
-        return torch.distributions.Categorical(logits=masked_logits(logits, mask)), value
+__all__ = ["HIDDEN_HANDS", "MASKED", "NetConfig", "OracleCritic", "PolicyValueNet", "masked_logits"]
 
 
 HIDDEN_HANDS = 3 * NUM_CARDS
