@@ -9,8 +9,9 @@ training runs and each bot's settings. A field's type annotation says what it ta
 - :class:`~fourhundred_env.rules.Rules` (a preset name, or a mapping of flags with an
   optional ``preset``).
 
-Values read from text (command-line overrides, agent specs) are parsed by the type they go
-into. An unknown key, or a value that does not fit, raises :class:`ConfigError` naming the
+Values given as Python or YAML values must have the type (an int for a float field is taken;
+``1`` for a bool, ``2.0`` for an int are not); values read from text (command-line overrides,
+agent specs) are parsed by the type they go into (``1e6`` for an int, ``yes`` for a bool). An unknown key, or a value that does not fit, raises :class:`ConfigError` naming the
 key, the value and what was expected; each dataclass's own ``__post_init__`` checks its
 ranges after :func:`check_fields`. PyYAML is imported only to read or write files.
 """
@@ -23,6 +24,8 @@ import typing
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+
+import numpy as np
 
 from fourhundred_env.errors import ConfigError
 
@@ -93,21 +96,17 @@ def convert(hint: Any, value: Any, text: bool = False) -> Any:
         if len(items) != len(args):
             raise _Mismatch
         return tuple(convert(a, v, text) for a, v in zip(args, items, strict=True))
+    if isinstance(value, np.generic):  # numpy scalars count as the Python values they hold
+        value = value.item()
     if hint is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
         if text and isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         raise _Mismatch
     if hint is int:
-        if isinstance(value, bool):
-            raise _Mismatch
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
         if text and isinstance(value, str):
             try:
                 number = float(value) if any(c in value for c in ".eE") else int(value)

@@ -3,12 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from fourhundred_env.history import HandRecord
 from fourhundred_env.rules import Rules
 
-if TYPE_CHECKING:
-    from fourhundred_env.table import HandRecord, Table
+
+class TableLike(Protocol):
+    """What `table_view` reads of a table (a :class:`~fourhundred_env.table.Table`)."""
+
+    name: str
+    rules: Rules
+    hand_number: int
+    target: int
+    phase: str
+    winner: int | None
+    bids: tuple[int | None, ...]
+    to_play: int | None
+    scores: tuple[int, int, int, int]
+    tricks_won: tuple[int, int, int, int]
+    trick: list[tuple[int, str]]
+
+    def _hand_dealer(self) -> int: ...
+    def required_total(self) -> int: ...
+    def min_bid(self, seat: int) -> int: ...
+    def hand_text(self, seat: int) -> str: ...
+    def legal(self) -> list[str]: ...
+
 
 SEAT_NAMES = ("S0", "S1", "S2", "S3")
 
@@ -61,7 +82,7 @@ def score_sheet(history: Sequence[HandRecord], rules: Rules | None = None) -> st
     return "\n".join(lines)
 
 
-def table_view(table: Table, viewer: int | None = None) -> str:
+def table_view(table: TableLike, viewer: int | None = None) -> str:
     """One screen: scores, bids, tricks, the current trick and the hands (all, or `viewer`'s)."""
     t = table
     lines = [

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fourhundred_env.errors import RulesError
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError, RulesError
 
 ScoreTable = Literal["wiki", "pagat"]
 TotalCountedIn = Literal["tricks", "points"]
@@ -76,14 +77,10 @@ class Rules:
             value = getattr(self, name)
             return RulesError(f"Rules.{name}={value!r} is invalid: expected {expected}")
 
-        for name in ("no_face_redeal", "min_bid_escalates", "escalate_total", "five_to_run",
-                     "partner_must_be_positive", "auto_claim"):  # fmt: skip
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise bad(name, "True or False")
-        for name in ("min_bid_base", "min_total_bids", "target", "target_step"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise bad(name, "an integer")
+        try:
+            check_fields(self)  # types, from the annotations (the project's one config loader)
+        except ConfigError as e:
+            raise RulesError(f"Rules.{e}") from None
         if not 1 <= self.min_bid_base <= 13:
             raise bad("min_bid_base", "an integer from 1 to 13")
         if not 4 <= self.min_total_bids <= 104:
@@ -92,18 +89,8 @@ class Rules:
             raise bad("target", "an integer from 1 to 1000")
         if not 1 <= self.target_step <= 1000:
             raise bad("target_step", "an integer from 1 to 1000")
-        if self.total_counted_in not in ("tricks", "points"):
-            raise bad("total_counted_in", "'tricks' or 'points'")
-        if self.score_table not in ("wiki", "pagat"):
-            raise bad("score_table", "'wiki' or 'pagat'")
-        if self.simultaneous_finish not in ("extend", "highest_player", "highest_team_total"):
-            raise bad("simultaneous_finish", "'extend', 'highest_player' or 'highest_team_total'")
-        fv = self.five_six_face_value_from
-        if fv is not None and (isinstance(fv, bool) or not isinstance(fv, int | np.integer)):
-            raise bad("five_six_face_value_from", "an integer score or None (off)")
         for name in ("move_time_limit_s", "move_hard_limit_s"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            if not getattr(self, name) > 0:
                 raise bad(name, "a positive number of seconds")
         if self.move_hard_limit_s < self.move_time_limit_s:
             raise bad("move_hard_limit_s", f"at least move_time_limit_s={self.move_time_limit_s}")

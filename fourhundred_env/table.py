@@ -12,7 +12,6 @@ plus card text in and out and a hand-by-hand history::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,32 +28,10 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import PHASE_NAMES, Engine, Phase, deal_sets
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import required_total as _required_total
-
-Scores = tuple[int, int, int, int]
-
-
-@dataclass(frozen=True)
-class HandRecord:
-    """One finished hand of a match (played or thrown in)."""
-
-    number: int  # 1-based hand number within the match
-    dealer: int
-    hands: tuple[str, str, str, str]  # as dealt, by seat
-    bids: tuple[int | None, int | None, int | None, int | None]  # None: did not bid
-    redeal_seat: int | None  # seat that asked for a no-picture redeal
-    plays: tuple[tuple[int, str], ...]  # (seat, card) in the order played
-    claim: tuple[int, int] | None  # (seat, tricks) taken by auto-claim
-    tricks_won: Scores
-    scores_before: Scores
-    points: Scores
-    scores_after: Scores
-    thrown_in: bool
-    forfeits: tuple[int, ...]  # seats whose contract was scored as missed by forfeit
-    required_total: int
-    target_after: int
-    winner: int | None  # team, once the match is won
 
 
 class Table:
@@ -323,13 +300,9 @@ class Table:
 
     # -- text -------------------------------------------------------------------------------
     def score_sheet(self) -> str:
-        from fourhundred_env.render import score_sheet
-
         return score_sheet(self.history, self.rules)
 
     def render(self, viewer: int | None = None) -> str:
-        from fourhundred_env.render import table_view
-
         return table_view(self, viewer)
 
     def __repr__(self) -> str:

@@ -186,3 +186,22 @@ def test_render_ansi_shows_the_learners_hand_only() -> None:
     text = env.render()
     assert isinstance(text, str) and "hand S0" in text and "hand S1" not in text
     assert gym.make("FourHundred-v0").unwrapped.render() is None
+
+
+def test_opponents_can_be_factories_as_well_as_specs() -> None:
+    from tests.envs_common import LowestAgent
+
+    by_spec = FourHundredEnv(opponents="envtest_lowest", max_hands=3)
+    by_factory = FourHundredEnv(opponents=lambda rules, seed: LowestAgent(rules, seed), max_hands=3)
+    a, _ = by_spec.reset(seed=8)
+    b, _ = by_factory.reset(seed=8)
+    for step in range(60):
+        assert_same_data(a, b, f"step {step}")
+        action = int(np.flatnonzero(a["action_mask"])[0])
+        a, r1, t1, u1, _ = by_spec.step(action)
+        b, r2, t2, u2, _ = by_factory.step(action)
+        assert (r1, t1, u1) == (r2, t2, u2)
+        if t1 or u1:
+            break
+    with pytest.raises(FourHundredError, match="opponents="):
+        FourHundredEnv(opponents=(3, 4, 5, 6))

@@ -261,7 +261,7 @@ def test_policy_iteration_rollouts_are_played_by_the_learner_and_resume_exactly(
     for bad, expected in (
         ("rollout_team_from=-1", "rollout_team_from=-1: expected a number of decisions"),
         ("rollout_team_from=soon", "rollout_team_from='soon': expected"),
-        ("rollout_team_from=true", "rollout_team_from=True: expected"),
+        ("rollout_team_from=true", "rollout_team_from='true': expected"),
         ("rollout_team_dtype=float16", "rollout_team_dtype='float16': expected 'bfloat16'"),
     ):
         with pytest.raises(ConfigError, match=expected):

@@ -8,19 +8,16 @@ An unknown key, in the file or an override, is an error that names it.
 from __future__ import annotations
 
 import dataclasses
-import typing
-from dataclasses import dataclass, fields
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.configs import build, check_fields, load_yaml, parse_overrides, save_yaml
+from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
-
-class ConfigError(FourHundredError):
-    """A config file or override that does not fit the config dataclass."""
+__all__ = ["ConfigError", "TrainConfig", "config_from_dict", "load_config", "save_config"]
 
 
 @dataclass(frozen=True)
@@ -144,26 +141,7 @@ class TrainConfig:
     """Folder of run folders."""
 
     def __post_init__(self) -> None:
-        hints = typing.get_type_hints(type(self))
-        for f in fields(self):
-            value = getattr(self, f.name)
-            hint = hints[f.name]
-            args = typing.get_args(hint)
-            if typing.get_origin(hint) is Literal:
-                if value not in args:
-                    raise ConfigError(f"{f.name}={value!r}: expected one of {list(args)}")
-                continue
-            allowed = args if args else (hint,)
-            if value is None and type(None) in allowed:
-                continue
-            if float in allowed and isinstance(value, int) and not isinstance(value, bool):
-                object.__setattr__(self, f.name, float(value))
-                continue
-            if (isinstance(value, bool) and bool not in allowed) or not isinstance(
-                value, tuple(a for a in allowed if a is not type(None))
-            ):
-                names = " or ".join(a.__name__ for a in allowed)
-                raise ConfigError(f"{f.name}={value!r}: expected {names}")
+        check_fields(self)  # types and choices, from the annotations
         Rules.preset(self.rules)  # raises on an unknown preset
         shares = self.selfplay_share + self.heuristic_share + self.snapshot_share
         if (
@@ -215,45 +193,23 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def _parse_value(text: str) -> Any:
-    return yaml.safe_load(text)
-
-
-def config_from_dict(values: dict[str, Any], source: str = "config") -> TrainConfig:
-    known = {f.name for f in fields(TrainConfig)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
-    try:
-        return TrainConfig(**values)
-    except ConfigError as e:
-        raise ConfigError(f"{source}: {e}") from None
+def config_from_dict(
+    values: dict[str, Any], source: str = "config", text: Iterable[str] = ()
+) -> TrainConfig:
+    """A TrainConfig from a mapping (`text`: the keys whose values are text to parse)."""
+    return build(TrainConfig, values, source, text=text)
 
 
 def load_config(
     path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()
 ) -> TrainConfig:
     """TrainConfig from a YAML file (None: defaults) plus ``key=value`` overrides."""
-    values: dict[str, Any] = {}
-    if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
-        loaded = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"config file {str(path)!r}: expected a mapping of keys to values")
-        values.update(loaded)
-    for item in overrides:
-        key, sep, text = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"override {item!r}: expected key=value, like learning_rate=1e-4")
-        values[key.strip()] = _parse_value(text)
-    return config_from_dict(values, str(path) if path is not None else "config")
+    values: dict[str, Any] = {} if path is None else load_yaml(path)
+    texts = parse_overrides(overrides)
+    values.update(texts)
+    return config_from_dict(values, str(path) if path is not None else "config", text=texts)
 
 
 def save_config(config: TrainConfig, path: str | Path) -> None:
     """Write the resolved config as YAML, atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    tmp.replace(path)
+    save_yaml(config.to_dict(), path)

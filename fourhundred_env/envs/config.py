@@ -8,11 +8,14 @@ an error that names it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from fourhundred_env.errors import FourHundredError
+import numpy as np
+
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
 
 Episode = Literal["hand", "match"]
@@ -21,6 +24,8 @@ LearnerDecides = Literal["all", "bids"]
 IllegalAction = Literal["raise", "penalize"]
 ObservationDtype = Literal["float32", "int8"]
 SelfPlay = (0, 1, 2, 3)
+AgentFactory = Callable[[Rules, int], Any]
+"""Makes an opponent: ``factory(rules, seed) -> agent``."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,10 @@ class ScoreDistribution:
     """Probability that the hand starts from 0, 0, 0, 0."""
 
     def __post_init__(self) -> None:
-        for name in ("low", "high"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise FourHundredError(f"ScoreDistribution.{name}={value!r}: expected an integer")
+        try:
+            check_fields(self)
+        except ConfigError as e:
+            raise ConfigError(f"ScoreDistribution.{e}") from None
         if not -1000 <= self.low <= self.high <= 1000:
             raise FourHundredError(
                 f"ScoreDistribution low={self.low}, high={self.high}: expected "
@@ -79,10 +84,11 @@ class EnvConfig:
     partnership (two opposite seats). Other seats are played by `opponents`."""
     learner_decides: LearnerDecides = "all"
     """"all": the learner bids and plays; "bids": it only bids, and `opponents` play its cards."""
-    opponents: str | tuple[str, ...] = "random"
-    """Agent spec for the seats the learner does not hold (``agents.make_agent``), one for all
+    opponents: str | tuple[str | AgentFactory, ...] = "random"
+    """Who plays the seats the learner does not hold: an agent spec (``"heuristic"``, resolved
+    by :mod:`fourhundred_env.registry`) or a factory ``f(rules, seed) -> agent``; one for all
     of them or one per seat 0-3 (entries for learner seats are ignored). Each seat gets its own
-    agent instance, seeded from the environment seed, fed only that seat's view."""
+    instance, fed only that seat's view."""
     illegal_action: IllegalAction = "raise"
     """"raise": an illegal action raises IllegalActionError; "penalize": the acting seat gets
     `illegal_penalty`, a uniformly random legal action is played instead, and
@@ -95,50 +101,30 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        rules = self.rules
-        if isinstance(rules, str):
-            rules = Rules.preset(rules)
-        elif isinstance(rules, Mapping):
-            rules = Rules.from_dict(rules)
-        elif not isinstance(rules, Rules):
-            raise FourHundredError(
-                f"rules={rules!r}: expected a Rules, a preset name or a mapping of rules flags"
-            )
-        set_(self, "rules", rules)
-        _choice("episode", self.episode, ("hand", "match"))
-        _choice("reward", self.reward, ("hand_points", "team_points", "match_result"))
-        _choice("learner_decides", self.learner_decides, ("all", "bids"))
-        _choice("illegal_action", self.illegal_action, ("raise", "penalize"))
-        _choice("observation_dtype", self.observation_dtype, ("float32", "int8"))
-        if isinstance(self.max_hands, bool) or not isinstance(self.max_hands, int):
-            raise FourHundredError(f"max_hands={self.max_hands!r}: expected a positive integer")
-        if self.max_hands < 1:
-            raise FourHundredError(f"max_hands={self.max_hands!r}: expected a positive integer")
+        # shorthands first: one seat, one opponent for every seat, (low, high[, zero_prob])
+        seats = self.learner_seats
+        if isinstance(seats, int | np.integer) and not isinstance(seats, bool):
+            seats = (seats,)
+        if isinstance(seats, Iterable) and not isinstance(seats, str):
+            seats = tuple(sorted(seats, key=lambda s: (not isinstance(s, int), str(s))))
+        set_(self, "learner_seats", seats)
+        opponents = self.opponents
+        if isinstance(opponents, str) or callable(opponents):
+            opponents = (opponents,) * 4
+        set_(self, "opponents", tuple(opponents) if isinstance(opponents, Iterable) else opponents)
         scores = self.hand_scores
-        if isinstance(scores, Mapping):
-            scores = ScoreDistribution(**scores)
-        elif isinstance(scores, Sequence) and not isinstance(scores, str):
+        if isinstance(scores, Sequence) and not isinstance(scores, str):
             scores = ScoreDistribution(*scores)
-        elif scores is not None and not isinstance(scores, ScoreDistribution):
-            raise FourHundredError(
-                f"hand_scores={scores!r}: expected a ScoreDistribution, (low, high[, zero_prob]), "
-                "a mapping of its fields, or None"
-            )
+        set_(self, "hand_scores", scores)
+        check_fields(self)  # types and choices, from the annotations
+        rules, scores, seats = self.rules, self.hand_scores, self.learner_seats
+        if self.max_hands < 1:
+            raise ConfigError(f"max_hands={self.max_hands!r}: expected a positive integer")
         if scores is not None and scores.low >= rules.target and scores.low > 0:
-            raise FourHundredError(
+            raise ConfigError(
                 f"hand_scores={scores}: every draw has a team that has already won "
                 f"(all scores >= the target {rules.target}): expected low below the target"
             )
-        set_(self, "hand_scores", scores)
-        seats = self.learner_seats
-        if isinstance(seats, int):
-            seats = (seats,)
-        try:
-            seats = tuple(sorted(int(s) for s in seats))
-        except (TypeError, ValueError):
-            raise FourHundredError(
-                f"learner_seats={self.learner_seats!r}: expected seats 0 to 3"
-            ) from None
         partnership = len(seats) == 2 and seats[1] == seats[0] + 2
         if not (seats == SelfPlay or len(seats) == 1 or partnership) or not set(seats) <= {
             0,
@@ -146,28 +132,21 @@ class EnvConfig:
             2,
             3,
         }:
-            raise FourHundredError(
+            raise ConfigError(
                 f"learner_seats={self.learner_seats!r}: expected all four seats (self-play), "
                 "one seat, or a partnership ((0, 2) or (1, 3))"
             )
-        set_(self, "learner_seats", seats)
         if self.learner_decides == "bids" and seats == SelfPlay:
-            raise FourHundredError(
+            raise ConfigError(
                 "learner_decides='bids' needs opponents to play the cards: give learner_seats "
                 "fewer than all four seats"
             )
         opponents = self.opponents
-        opponents = (opponents,) * 4 if isinstance(opponents, str) else tuple(opponents)
-        if len(opponents) != 4 or not all(isinstance(o, str) for o in opponents):
-            raise FourHundredError(
-                f"opponents={self.opponents!r}: expected one agent spec (like 'random') or "
-                "four, one per seat 0-3"
+        if len(opponents) != 4 or not all(isinstance(o, str) or callable(o) for o in opponents):
+            raise ConfigError(
+                f"opponents={opponents!r}: expected one agent spec (like 'random') or factory, "
+                "or four, one per seat 0-3"
             )
-        set_(self, "opponents", opponents)
-        penalty = self.illegal_penalty
-        if isinstance(penalty, bool) or not isinstance(penalty, int | float):
-            raise FourHundredError(f"illegal_penalty={penalty!r}: expected a number")
-        set_(self, "illegal_penalty", float(penalty))
 
     @property
     def self_play(self) -> bool:
@@ -192,8 +171,3 @@ class EnvConfig:
         if not isinstance(base, EnvConfig):
             raise FourHundredError(f"config={config!r}: expected an EnvConfig")
         return dataclasses.replace(base, **options) if options else base
-
-
-def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise FourHundredError(f"{name}={value!r}: expected one of {', '.join(map(repr, allowed))}")

@@ -230,9 +230,11 @@ class TableDriver:
         agent_seeds = mix64(_AGENT_SALT ^ _SEAT_SALTS)
         self.agents = {}
         for seat in self.agent_seats:
-            agent = make_agent(
-                self.config.opponents[seat], self.config.rules, seed=int(agent_seeds[seat])
-            )
+            who = self.config.opponents[seat]
+            if isinstance(who, str):
+                agent = make_agent(who, self.config.rules, seed=int(agent_seeds[seat]))
+            else:  # a factory
+                agent = who(self.config.rules, int(agent_seeds[seat]))
             agent.reset(self.num_tables)
             self.agents[seat] = agent
         self._playout = _playout(self.agents)
