@@ -1,8 +1,13 @@
 """The agent protocol: every bot, scripted, neural or human, is an `Agent`.
 
-One agent instance serves one seat (at one or many tables) and only ever receives that
-seat's :class:`~fourhundred_env.view.SeatView`: its own hand and public facts. Two seats are
-never served by one instance, so partners cannot share hidden information.
+An agent only ever receives a seat's :class:`~fourhundred_env.view.SeatView`: that seat's
+own hand and the public facts. Environments, tournaments and the terminal game give each
+seat its own instance, so partners cannot share hidden information through one. An instance
+may serve several seats only where it cannot carry anything from one seat's view to
+another's: rollouts and search play-outs (:mod:`agents.rollout`) reuse one instance of a
+*stateless* bot, whose every decision is a function of the view in hand (and its seed), as
+every bundled bot's is; a bot that remembers across calls sets ``stateless = False`` and is
+refused there.
 
 Random draws of the scripted bots (``random``, ``heuristic:epsilon=...``) are a hash of the
 agent's seed, the game's stream key (``view.stream``, set by whoever runs the games) and the
@@ -22,7 +27,7 @@ import numpy as np
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import U64, helper, kernel
 from fourhundred_env.cards import BID_OFFSET, NUM_ACTIONS
-from fourhundred_env.engine import mix64
+from fourhundred_env.engine import mix64, sample_legal_actions
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -112,6 +117,9 @@ class Agent:
     """
 
     name: str = "agent"
+    stateless: bool = True
+    """Each decision depends on the view in hand alone (and the seed), nothing remembered
+    from earlier calls: one instance may then play several seats in a play-out."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -150,13 +158,10 @@ def nth_true(row: np.ndarray, k: int) -> int:
 
 
 def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(K,) int64: a uniformly random True index of each row of a (K, 66) bool mask.
-
-    Draws rng.random(K), one uniform per row, and takes the True entry of rank floor(u * n)
-    (the engine's sampler kernel)."""
-    u = rng.random(mask.shape[0])
-    out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask, u, -1, out)
+    """(K,) int64: a uniformly random legal action per row of a (K, 66) mask, drawn by the
+    engine's sampler (:func:`fourhundred_env.engine.sample_legal_actions`); an empty row is
+    an error."""
+    out = sample_legal_actions(mask, rng, empty=-1)
     if (out < 0).any():
         raise ValueError("sample_masked: a row of the legal mask is empty")
     return out

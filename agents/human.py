@@ -128,6 +128,8 @@ class HumanAgent(Agent):
     asked for ``hint``.
     """
 
+    stateless = False  # a person remembers what they saw
+
     name = "human"
 
     def __init__(

@@ -29,7 +29,7 @@ from fourhundred_env.engine import Engine, Phase, State, unpack_sets
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
-from fourhundred_env.view import SeatView
+from fourhundred_env.view import SeatView, world_state
 
 _ONE = np.uint64(1)
 _SUIT = np.arange(NUM_CARDS) // 13
@@ -92,23 +92,7 @@ def determinize(
         again = np.flatnonzero(stuck)
         hands[again], stuck[again] = _deal(cards[again], need[again], void[again], rng)
     hands[np.arange(n), seat] = held
-    state = engine.init(n)
-    public = {
-        "phase": view.phase, "dealer": view.dealer, "to_play": view.to_play,
-        "scores": view.scores_before, "scores_before": view.scores_before,
-        "target": view.target, "bids": view.bids, "num_bids": view.num_bids,
-        "min_bid": view.min_bid, "required_total": view.required_total,
-        "tricks_won": view.tricks_won, "trick_cards": view.trick_cards,
-        "trick_leader": view.trick_leader, "trick_size": view.trick_size,
-        "led_suit": view.led_suit, "num_tricks": view.num_tricks,
-        "shown_void": view.shown_void,
-    }  # fmt: skip
-    for name, value in public.items():
-        field = getattr(state, name)
-        field[...] = np.asarray(value)[rep].astype(field.dtype)
-    state.hand_set[...] = hands
-    state.dealt_set[...] = hands | played
-    return state
+    return world_state(engine, view, hands, rep)
 
 
 class PimcAgent(Agent):

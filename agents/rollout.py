@@ -22,8 +22,6 @@ iteration) instead of stopping one step above the base agent.
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 
 from fourhundred_env.engine import Engine, Phase, State
@@ -34,18 +32,8 @@ _DECIDING = (int(Phase.BID), int(Phase.PLAY))
 
 
 def concat_states(states: list[State]) -> State:
-    """One State holding the tables of `states` in order (all of one engine seed)."""
-    first = states[0]
-    return State(
-        **{
-            f.name: (
-                np.concatenate([getattr(s, f.name) for s in states])
-                if f.name != "seed"
-                else first.seed
-            )
-            for f in fields(first)
-        }
-    )
+    """One State holding the tables of `states` in order (:meth:`State.concat`)."""
+    return State.concat(states)
 
 
 def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
@@ -53,6 +41,12 @@ def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
     at the K tables of `state` (all at a bid or card decision), the base agent playing out
     every seat, or only the opponents' seats when a `team` agent plays the acting seat's
     partnership; -inf for illegal actions. `state` is left unchanged."""
+    for agent in (base, team):
+        if agent is not None and not getattr(agent, "stateless", True):
+            raise ValueError(
+                f"rollout_values: {agent!r} remembers across calls (stateless=False): it cannot "
+                "play every seat of a play-out without carrying one seat's view to another"
+            )
     waiting = ~np.isin(state.phase, _DECIDING)
     if waiting.any():
         bad = np.flatnonzero(waiting)[:5].tolist()

@@ -161,6 +161,33 @@ def select_bit(x: np.ndarray, k: np.ndarray) -> np.ndarray:
     return out
 
 
+def sample_legal_actions(
+    action_mask: np.ndarray, rng: np.random.Generator, empty: int = 0
+) -> np.ndarray:
+    """(B,) int64: a uniformly random legal action per row of a (B, 66) int8/bool mask.
+
+    The project's one sampler from masks: as ``Discrete.sample(mask=...)`` row by row
+    (`empty` for a row with no legal action), in one compiled loop, at any batch size. It
+    draws ``rng.random(B)`` and takes the legal action of rank ``floor(u * n)``.
+    """
+    mask = action_mask
+    if (
+        type(mask) is not np.ndarray
+        or mask.ndim != 2
+        or mask.shape[1] != NUM_ACTIONS
+        or mask.dtype.char not in "?b"
+    ):
+        mask = np.asarray(mask)
+        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype.char not in "?b":
+            raise FourHundredError(
+                f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
+                f"{NUM_ACTIONS}) int8 or bool"
+            )
+    out = np.empty(mask.shape[0], np.int64)
+    K.sample_mask(mask, rng.random(mask.shape[0]), empty, out)
+    return out
+
+
 def unpack_sets(sets: np.ndarray, num_bits: int = 64) -> np.ndarray:
     """uint64 bitmasks, shape (...,) -> bool array (..., num_bits), bit i at index i."""
     sets = np.ascontiguousarray(sets, dtype="<u8")

@@ -188,3 +188,51 @@ def seat_view(
             f"{state.batch_size - 1} and seats 0 to 3"
         )
     return SeatView.from_records(out)
+
+
+@kernel
+def _fill_worlds(views: np.ndarray, rep: np.ndarray, hands: np.ndarray, s: np.ndarray) -> None:
+    """s[j] = the public facts of view record rep[j], with hands[j] (4,) as the seats' cards."""
+    for j in range(rep.shape[0]):
+        v = views[rep[j]]
+        t = s[j]
+        t["phase"] = v["phase"]
+        t["dealer"] = v["dealer"]
+        t["to_play"] = v["to_play"]
+        t["target"] = v["target"]
+        t["num_bids"] = v["num_bids"]
+        t["required_total"] = v["required_total"]
+        t["trick_leader"] = v["trick_leader"]
+        t["trick_size"] = v["trick_size"]
+        t["led_suit"] = v["led_suit"]
+        t["num_tricks"] = v["num_tricks"]
+        t["stream"] = v["stream"]
+        for k in range(4):
+            t["scores"][k] = v["scores_before"][k]
+            t["scores_before"][k] = v["scores_before"][k]
+            t["bids"][k] = v["bids"][k]
+            t["min_bid"][k] = v["min_bid"][k]
+            t["tricks_won"][k] = v["tricks_won"][k]
+            t["trick_cards"][k] = v["trick_cards"][k]
+            t["shown_void"][k] = v["shown_void"][k]
+            t["hand_set"][k] = hands[j, k]
+            t["dealt_set"][k] = hands[j, k] | v["played_set"][k]
+
+
+def world_state(
+    engine: Engine, view: SeatView, hands: np.ndarray, rep: np.ndarray | None = None
+) -> State:
+    """Tables as a seat sees them, with every seat's cards given: row j has the public facts
+    of view row rep[j] (default j) and hands[j] (n, 4) uint64 as the cards still held. For
+    search bots that deal out the cards a seat cannot see into possible worlds; the hands
+    must agree with the view (the viewer's own, the counts, the cards played)."""
+    rep = np.arange(view.size) if rep is None else np.ascontiguousarray(rep, dtype=np.int64)
+    hands = np.ascontiguousarray(hands, dtype=np.uint64)
+    if hands.shape != (rep.shape[0], 4) or (rep.size and (rep.min() < 0 or rep.max() >= view.size)):
+        raise FourHundredError(
+            f"world_state: hands of shape {hands.shape} for rows {rep.shape}: expected "
+            f"({rep.shape[0]}, 4) uint64 and rows 0 to {view.size - 1}"
+        )
+    state = engine.init(rep.shape[0])
+    _fill_worlds(view.records, rep, hands, state.records)
+    return state

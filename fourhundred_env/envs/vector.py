@@ -50,14 +50,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from fourhundred_env import kernels as K
 from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env.engine import sample_legal_actions
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.observation import OBS_HIGH, OBS_HIGH_INT8, OBS_LOW, OBS_LOW_INT8, OBS_SIZE
 
 ObsDict = dict[str, np.ndarray]
+__all__ = ["FourHundredVectorEnv", "sample_legal_actions", "single_observation_space"]
 
 
 def single_observation_space(dtype: str = "float32") -> spaces.Dict:
@@ -69,30 +70,6 @@ def single_observation_space(dtype: str = "float32") -> spaces.Dict:
     return spaces.Dict(
         {"observation": box, "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
     )
-
-
-def sample_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(B,) int64: a uniformly random legal action per row of a (B, 66) int8/bool mask.
-
-    As ``Discrete.sample(mask=...)`` row by row (0 for a row with no legal action), in one
-    compiled loop: what a random policy or an exploration step wants at any batch size.
-    """
-    mask = action_mask
-    if (
-        type(mask) is not np.ndarray
-        or mask.ndim != 2
-        or mask.shape[1] != NUM_ACTIONS
-        or mask.dtype.char not in "?b"
-    ):
-        mask = np.asarray(mask)
-        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype.char not in "?b":
-            raise FourHundredError(
-                f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
-                f"{NUM_ACTIONS}) int8 or bool"
-            )
-    out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask, rng.random(mask.shape[0]), 0, out)
-    return out
 
 
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
