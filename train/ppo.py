@@ -55,7 +55,7 @@ import torch
 from gymnasium.vector import AutoresetMode
 
 from agents.rollout import concat_states, rollout_targets
-from fourhundred_env.engine import State, mix64
+from fourhundred_env.engine import Engine, State, mix64
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
@@ -125,6 +125,8 @@ class Trainer:
         self.run_dir = Path(run_dir)
         self.ckpt_dir = self.run_dir / "checkpoints"
         self.rules = Rules.preset(config.rules)
+        # stateless but for the rules, as the envs' own: it reads their states (env.state)
+        self.engine = Engine(self.rules)
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(derive_seed(config.seed, 0))
         net_config = NetConfig(hidden=config.hidden, layers=config.layers)
@@ -242,12 +244,12 @@ class Trainer:
                 if r.teacher is not None:
                     r.teacher[t, rows] = self._teach(g)
                 if r.hidden is not None:
-                    r.hidden[t, rows] = _other_hands(g.env.driver.state, g.seat)
+                    r.hidden[t, rows] = _other_hands(g.env.state, g.seat)
                 if r.scores_before is not None:
-                    r.scores_before[t, rows] = g.env.driver.state.scores_before
-                    r.target[t, rows] = g.env.driver.state.target
+                    r.scores_before[t, rows] = g.env.state.scores_before
+                    r.target[t, rows] = g.env.state.target
                 if c.rollout_share > 0:
-                    state = g.env.driver.state
+                    state = g.env.state
                     choice = r.mask[t, rows].sum(1) > 1  # a bid or a card, with a choice
                     mine = r.learner[np.arange(g.offset, g.offset + g.size), g.seat]
                     local = np.flatnonzero(choice & mine & (pick.random(g.size) < c.rollout_share))
@@ -272,10 +274,10 @@ class Trainer:
         for g in groups:
             g.env.close()
         if c.rollout_share > 0:
-            self._label(r, groups[0].env.driver.engine, to_label)
+            self._label(r, to_label)
         return r
 
-    def _label(self, r: Rollout, engine, to_label: list) -> None:
+    def _label(self, r: Rollout, to_label: list) -> None:
         """Fill r.rollout_* with rollout values (agents/rollout.py) at the chosen steps."""
         r.rollout_row = np.full(r.action.shape, -1, np.int64)
         if not to_label:
@@ -295,7 +297,7 @@ class Trainer:
             team = NeuralAgent.from_net(self.net, self.rules, dtype=dtype)
         for start in range(0, len(tables), 4096):  # bounded memory: up to 14 branches each
             part = state.select(slice(start, start + 4096))
-            q, o = rollout_targets(engine, part, self.teacher, team)
+            q, o = rollout_targets(self.engine, part, self.teacher, team)
             values.append(q)
             own.append(o)
         r.rollout_row[steps, tables] = np.arange(len(tables))
@@ -306,8 +308,7 @@ class Trainer:
         """The teacher's action at each table of a group, from the acting seat's own view."""
         from fourhundred_env.view import seat_view
 
-        driver = g.env.driver
-        return self.teacher.act(seat_view(driver.engine, driver.state))
+        return self.teacher.act(seat_view(self.engine, g.env.state))
 
     def kickstart_weight(self) -> float:
         """The teacher's cross-entropy weight at the current point of the run."""
