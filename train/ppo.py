@@ -12,8 +12,8 @@ table is a `FourHundredBidVectorEnv`: the learner only bids, `play_policy` does 
 Credit: every seat has its own stream of decisions at a table. A decision's reward is what
 that seat receives (``info["seat_rewards"]``) until its next decision; GAE runs along each
 (table, seat) stream. Hands still unfinished when the rollout ends are not learned from:
-every rollout starts fresh episodes from envs seeded by (seed, update), which is what makes
-``--resume`` continue a run bit for bit.
+every rollout starts fresh episodes from envs seeded by (seed, update) (train/seeding.py),
+which is what makes ``--resume`` continue a run bit for bit.
 
 Four options serve the self-play run (configs/selfplay.yaml):
 
@@ -55,7 +55,7 @@ import torch
 from gymnasium.vector import AutoresetMode
 
 from agents.rollout import concat_states, rollout_targets
-from fourhundred_env.engine import Engine, State, mix64
+from fourhundred_env.engine import Engine, State
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
@@ -69,16 +69,9 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig, save_config
 from train.network import HIDDEN_HANDS, NetConfig, OracleCritic, PolicyValueNet, masked_logits
+from train.seeding import derive_seed
 
 _PARTNER = np.array([2, 3, 0, 1])
-
-
-def derive_seed(*parts: int) -> int:
-    """A 63-bit seed from integers (counter-based: no hidden state)."""
-    key = np.array([0x2545F4914F6CDD1D], dtype=np.uint64)
-    for p in parts:
-        key = mix64(key ^ np.array([p & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
-    return int(key[0] >> np.uint64(1))
 
 
 @dataclass
