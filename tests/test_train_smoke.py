@@ -155,13 +155,13 @@ def test_kickstarting_labels_the_learners_states_with_legal_teacher_actions(
 def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) -> None:
     """The critic's extra input is the other three hands, seat-relative; the policy
     checkpoint holds no critic; a run resumes bit for bit, and only with its own kind."""
-    from train.ppo import _other_hands
+    from train.objectives import other_hands
 
     engine = Engine()
     state = engine.init(32, seed=5)
     engine.deal(state)
     seat = state.to_play.copy()
-    others = _other_hands(state, seat)
+    others = other_hands(state, seat)
     rows = np.arange(32)
     for rel in range(1, 4):  # right, partner, left: the encoder's rel_seat order
         np.testing.assert_array_equal(others[:, rel - 1], state.hand_set[rows, (seat + rel) % 4])
@@ -183,12 +183,13 @@ def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) 
 def test_match_bonus_goes_to_the_partnership_whose_hand_wins_the_match(tmp_path: Path) -> None:
     """Checked hand by hand against the scalar rules (rules.end_of_game) on the new scores."""
     from fourhundred_env.rules import end_of_game
+    from train.objectives import MatchBonus
 
     # pre-hand scores from 25 up: enough hands end a match (2-10 in 48 over seeds 0-4)
     config = load_config(None, [*TINY, "match_bonus=40", "rollout_steps=128", "hand_scores_low=25"])
     trainer = Trainer(config, tmp_path / "m")
     r = trainer.collect()
-    bonus = trainer.match_bonuses(r)
+    bonus = trainer.objective(MatchBonus).rewards(r)
     ended = np.argwhere(r.done & ~r.thrown_in)
     wins = 0
     for t, b in ended:
@@ -317,7 +318,9 @@ def test_weight_averaging_makes_policy_pt_the_mean_and_leaves_training_alone(
 
     resumed = _assert_resume_is_exact(config, straight, tmp_path / "b", stop_at=3)
     assert resumed.averaged == 2
-    for a, b in zip(straight.average.parameters(), resumed.average.parameters(), strict=True):
+    for a, b in zip(
+        straight.average.model.parameters(), resumed.average.model.parameters(), strict=True
+    ):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 

@@ -95,10 +95,12 @@ def compare_bidders(
     import numpy as np
 
     from agents.registry import make_agent
+    from fourhundred_env.engine import Engine
     from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
     from fourhundred_env.view import seat_view
 
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
+    engine = Engine(rules)  # stateless but for the rules: reads the env's state
     points = []
     for spec in (bidder, baseline):
         agent = make_agent(spec, rules, seed)
@@ -106,8 +108,7 @@ def compare_bidders(
         env.reset(seed=seed)
         got = []
         for _ in range(rounds):
-            driver = env.driver
-            view = seat_view(driver.engine, driver.state, seat=np.zeros(tables, np.int8))
+            view = seat_view(engine, env.state, seat=np.zeros(tables, np.int8))
             _, _, _, _, info = env.step(agent.act(view))
             got.append(info["seat_rewards"][:, 0].astype(np.float64))
         env.close()

@@ -51,7 +51,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fourhundred_env.cards import NUM_ACTIONS
-from fourhundred_env.engine import sample_legal_actions
+from fourhundred_env.engine import State, sample_legal_actions
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.errors import FourHundredError, IllegalActionError
@@ -240,6 +240,19 @@ class FourHundredVectorEnv(VectorEnv):
         """Nothing to release: the environment holds only numpy arrays."""
 
     # -- helpers ----------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        """The engine :class:`~fourhundred_env.engine.State` of the B tables, for trainers and
+        tools that need what the engine knows and no seat may see: every hand (an oracle
+        critic's input), the pre-hand scores and target, a position to play out from the true
+        table (rollout values).
+
+        Read-only by contract: it is the live state, not a copy (copying it at every step would
+        cost what reading it saves), so it changes at the next step or reset; never write to
+        it, and copy (``state.select(...)``, ``np.copy``) what must outlive the step.
+        """
+        return self.driver.state
+
     @property
     def match_ids(self) -> np.ndarray:
         """(B,) int64 match id of each table's episode: its deals are the engine's
