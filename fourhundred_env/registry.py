@@ -20,13 +20,23 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+import numpy as np
 
 from fourhundred_env.configs import build
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
 
 ENTRY_POINT_GROUP = "fourhundred.agents"
+
+
+class AgentLike(Protocol):
+    """What the core and the environments need of a bot (``agents.base.Agent`` is one)."""
+
+    def reset(self, num_tables: int) -> None: ...
+
+    def act(self, view: Any) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,6 @@ module imports no agent code): the same games as calling their `act` round by ro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from fourhundred_env import kernels as K
@@ -34,11 +32,8 @@ from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
-from fourhundred_env.registry import make_agent
+from fourhundred_env.registry import AgentLike, make_agent
 from fourhundred_env.view import SeatView, seat_view
-
-if TYPE_CHECKING:
-    from agents.base import Agent
 
 _BID, _PLAY, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
 _MASK64 = (1 << 64) - 1
@@ -197,7 +192,7 @@ class TableDriver:
         self.agent_seats = tuple(
             s for s in range(4) if not (learner[_BID, s + 1] and learner[_PLAY, s + 1])
         )
-        self.agents: dict[int, Agent] = {}
+        self.agents: dict[int, AgentLike] = {}
         self.state: State = self.engine.init(b, seed=0)
         self.base_seed: int | None = None
         self.table_key = np.zeros(b, np.uint64)
