@@ -31,11 +31,6 @@ NUM_ACTIONS = 66
 _DECIDING = (int(Phase.BID), int(Phase.PLAY))
 
 
-def concat_states(states: list[State]) -> State:
-    """One State holding the tables of `states` in order (:meth:`State.concat`)."""
-    return State.concat(states)
-
-
 def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
     """(K, 66) float32: the acting seat's team's points in the hand after each legal action
     at the K tables of `state` (all at a bid or card decision), the base agent playing out

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.rollout import concat_states, rollout_targets, rollout_values
+from agents.rollout import rollout_targets, rollout_values
 from fourhundred_env import Engine, Rules
-from fourhundred_env.engine import Phase
+from fourhundred_env.engine import Phase, State
 from fourhundred_env.view import seat_view
 
 
@@ -68,7 +68,7 @@ def test_targets_hold_every_legal_cards_value_and_the_base_agents_own_card() -> 
     engine = Engine(rules)
     base = make_agent("heuristic-v1", rules, seed=0)
     parts = [_mid_hand_states(engine, base, 64, s) for s in (5, 6)]
-    state = concat_states(parts)
+    state = State.concat(parts)
     assert state.batch_size == sum(p.batch_size for p in parts)
     values, own = rollout_targets(engine, state, base)
     np.testing.assert_array_equal(np.isfinite(values), engine.legal_mask(state))

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.rollout import concat_states, rollout_targets
+from agents.rollout import rollout_targets
 from fourhundred_env.engine import Engine, State, unpack_sets
 from fourhundred_env.view import seat_view
 from train.network import HIDDEN_HANDS, OracleCritic, PolicyValueNet
@@ -291,7 +291,7 @@ class RolloutValues(Objective):
             return
         steps = np.concatenate([np.full(len(rows), t) for t, rows, _ in self._positions])
         tables = np.concatenate([rows for _, rows, _ in self._positions])
-        state = concat_states([s for _, _, s in self._positions])
+        state = State.concat([s for _, _, s in self._positions])
         team = None
         if self.team_from is not None and decisions >= self.team_from:  # policy iteration
             from agents.neural import NeuralAgent
