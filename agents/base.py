@@ -55,10 +55,10 @@ def _packed4(values: np.ndarray, bits: int, mask: int) -> np.uint64:
 
 
 @helper
-def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
-    """A uniform in [0, 1) fixed by an agent's key, a salt, the game's stream key and the
-    position in the view record `v` (the seat, its hand, the cards played by each seat, the
-    trick, the bids, the scores, the phase and counters): the same position, the same draw."""
+def view_hash(v: np.ndarray, key: np.uint64, salt: np.uint64) -> np.uint64:
+    """A 64-bit hash of an agent's key, a salt, the game's stream key and the position in the
+    view record `v` (the seat, its hand, the cards played by each seat, the trick, the bids,
+    the scores, the phase and counters): the same position, the same hash."""
     h = K.mix64(key ^ salt ^ v["stream"])
     h = K.mix64(h ^ v["hand_set"])
     for k in range(4):
@@ -75,8 +75,14 @@ def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
         | (np.int64(v["trick_size"]) & _BYTE) << 32
         | (np.int64(v["dealer"]) & _BYTE) << 40
     )
-    h = K.mix64(h ^ U64(counters) ^ (U64(np.int64(v["target"]) & _WORD) << U64(48)))
-    return np.float64(h >> U64(11)) * (1.0 / 9007199254740992.0)
+    return K.mix64(h ^ U64(counters) ^ (U64(np.int64(v["target"]) & _WORD) << U64(48)))
+
+
+@helper
+def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
+    """A uniform in [0, 1) fixed by an agent's key, a salt, the game's stream key and the
+    position in the view record `v` (see `view_hash`): the same position, the same draw."""
+    return np.float64(view_hash(v, key, salt) >> U64(11)) * (1.0 / 9007199254740992.0)
 
 
 @kernel
