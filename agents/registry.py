@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 _MODULES = ("agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural",
-            "agents.pimc")  # fmt: skip
+            "agents.pimc", "agents.search")  # fmt: skip
 
 
 @dataclass(frozen=True)

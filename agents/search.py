@@ -1,0 +1,440 @@
+"""`search`: the policy network improved by search at every decision.
+
+At each decision with a real choice, the seat
+
+1. **deals worlds**: the cards it cannot see, dealt to the other seats uniformly among the deals
+   consistent with its view (counts, cards played, shown voids), each world drawn from a hash
+   of the position, so a decision never depends on the batch or the order of calls
+   (:mod:`agents.worlds`);
+2. **weights them** (``weighting=policy``) by the policy's likelihood of what the other seats
+   did (their bids, their plays to this trick) and resamples `worlds` of the `candidates`
+   in proportion (systematic resampling; a world drawn several times is played once and
+   counted as often);
+3. **scores each candidate action** in every world:
+   - card play: the rest of the hand played out by the policy at all four seats (greedy, each
+     seat from its own view; worlds x actions tables through the network at once:
+     :mod:`agents.policy_playout`), or, once `endgame` tricks or fewer are left, solved
+     exactly by alpha-beta over the made/missed contracts (:mod:`agents.endgame`);
+   - bids (``bids=true``): the rest of the bidding and the whole hand played out the same way;
+   and values the outcome by what it does to the match: the match-win estimate of the scores
+   after the hand (:mod:`agents.matchwin`), 1 or 0 when the hand ends the match
+   (``value=points``: the team's points in the hand instead);
+4. **plays** the action with the best mean value, unless it beats the policy's own choice by no
+   more than `margin` (play-outs are noisy; the policy is a good prior).
+
+The candidate actions are the policy's `top_actions` most likely cards and its
+`bid_candidates` most likely bids. Worlds are scored in chunks until all are done or the
+time budget (`time_per_move` seconds per decision in the call) is spent: anytime, the best
+action so far is returned. The budget only binds on a slow or loaded machine; when it does,
+a decision depends on the machine's speed, not only on the game.
+
+Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
+a move), ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents.base import Agent, view_hash
+from agents.endgame import LEAF_PATTERNS, solve
+from agents.matchwin import MatchWin, first_team_wins, rule_diff, same_game, write_features
+from agents.policy_playout import NetRunner, PolicyPlayout
+from agents.worlds import (
+    MAX_OBSERVED,
+    add_log_likelihood,
+    deal_worlds,
+    observed_rows,
+)
+from fourhundred_env import kernels as K
+from fourhundred_env._jit import U64, helper, kernel
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.configs import check_fields
+from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.observation import OBS_SIZE, encode_observation
+from fourhundred_env.registry import register_agent
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView, world_state
+
+DEFAULT_MODEL = str(Path(__file__).parent / "pretrained" / "selfplay.pt")
+RESAMPLE_SALT = U64(0x51ED2701A3C4B5D9)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """``search``, ``search:strong``, ``search:worlds=64,endgame=4`` (settings over a preset)."""
+
+    preset: Literal["default", "strong"] = "default"
+    """Starting values of every setting left unset (see PRESETS)."""
+    model: str = DEFAULT_MODEL
+    """Policy checkpoint that plays the play-outs and weights the worlds (a neural: path)."""
+    worlds: int | None = None
+    """Worlds scored per decision."""
+    candidates: int | None = None
+    """Deals drawn per decision before weighting and resampling down to `worlds` (at least
+    `worlds`; with weighting=uniform, `worlds` deals are drawn)."""
+    weighting: Literal["uniform", "policy"] | None = None
+    """How worlds are weighted: all alike, or by the policy's likelihood of the others' bids
+    and plays."""
+    epsilon: float | None = None
+    """Share of a uniformly random legal action mixed into the policy's likelihood (a seat
+    that does not play like the policy does not rule a world out)."""
+    endgame: int | None = None
+    """Tricks left (at most) from which card play is solved exactly in every world; 0: never."""
+    bids: bool | None = None
+    """Search the bids too (False: the policy bids)."""
+    bid_candidates: int | None = None
+    """Bids searched: the policy's most likely ones."""
+    top_actions: int | None = None
+    """Cards searched: the policy's most likely ones (0: every legal card)."""
+    margin: float | None = None
+    """Value (match-win probability, or points with value=points) by which a searched action
+    must beat the policy's own choice to be played instead."""
+    time_per_move: float | None = None
+    """Time budget in seconds per decision (a call with K decisions may take K times it);
+    the worlds scored by then decide."""
+    value: Literal["match", "points"] = "match"
+    """What a play-out is worth: the match-win estimate after the hand, or the team's points."""
+    dtype: Literal["auto", "bfloat16", "float32"] = "auto"
+    """Precision of the network (auto: bfloat16 where the CPU has it natively)."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.worlds is not None and self.worlds < 1:
+            raise ConfigError(f"worlds={self.worlds}: expected at least 1")
+        if self.candidates is not None and self.candidates < 1:
+            raise ConfigError(f"candidates={self.candidates}: expected at least 1")
+        for name in ("endgame", "top_actions"):
+            v = getattr(self, name)
+            if v is not None and not 0 <= v <= 13:
+                raise ConfigError(f"{name}={v}: expected 0 to 13")
+        if self.bid_candidates is not None and self.bid_candidates < 1:
+            raise ConfigError(f"bid_candidates={self.bid_candidates}: expected at least 1")
+        if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
+            raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
+        for name in ("margin", "time_per_move"):
+            v = getattr(self, name)
+            if v is not None and not v >= 0:
+                raise ConfigError(f"{name}={v}: expected 0 or more (a negative budget is none)")
+
+    def resolved(self) -> dict[str, Any]:
+        """Every setting, the unset ones from the preset."""
+        out = dict(PRESETS[self.preset])
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v is not None:
+                out[f.name] = v
+        out["candidates"] = max(out["candidates"], out["worlds"])
+        return out
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=4,
+                    bids=True, bid_candidates=4, top_actions=6, margin=0.0,
+                    time_per_move=0.5),
+    "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=5,
+                   bids=True, bid_candidates=5, top_actions=0, margin=0.0, time_per_move=1.0),
+}  # fmt: skip
+"""The presets (tuned by tournaments on their own deal seeds: BENCHMARKS.md, "Search bot")."""
+
+
+# -- values of finished play-outs -------------------------------------------------------------
+@helper
+def team_value(t: np.ndarray, seat: int, points: bool, w1: np.ndarray, b1: np.ndarray,
+               w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: float, x: np.ndarray,
+               h1: np.ndarray, h2: np.ndarray) -> float:  # fmt: skip
+    """What the table record t, its hand over, is worth to `seat`'s team: its points in the
+    hand (`points`), else 1 or 0 if the match is over, else the match-win estimate."""
+    team = seat & 1
+    if points:
+        return np.float64(t["hand_points"][team] + t["hand_points"][team + 2])
+    if t["phase"] == K.MATCH_OVER:
+        return 1.0 if t["winner"] == team else 0.0
+    dealer = np.int64(t["dealer"])
+    write_features(t["scores"], np.int64(t["target"]), dealer, x)
+    p = first_team_wins(x, w1, b1, w2, b2, w3, b3, h1, h2)
+    return p if ((dealer + 1) & 1) == team else 1.0 - p
+
+
+@kernel
+def playout_values(s: np.ndarray, seats: np.ndarray, points: bool, w1: np.ndarray,
+                   b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: float,
+                   out: np.ndarray) -> None:  # fmt: skip
+    """out (n,): `team_value` of each finished table of s for seats (n,)."""
+    x = np.empty(w1.shape[0], np.float32)
+    h1 = np.empty(w1.shape[1], np.float32)
+    h2 = np.empty(w2.shape[1], np.float32)
+    for j in range(s.shape[0]):
+        out[j] = team_value(s[j], seats[j], points, w1, b1, w2, b2, w3, b3, x, h1, h2)
+
+
+@kernel
+def pattern_values(s: np.ndarray, seats: np.ndarray, points: bool, rules: np.ndarray,
+                   w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                   w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
+    """out (n, 16): for table record j of s (in card play) and seats[j], the value to its team
+    of each made/missed pattern of the four contracts (bit s: seat s makes it), as the hand
+    would end: the scores, the end of the match and the match-win estimate after it."""
+    r = rules[0]
+    x = np.empty(w1.shape[0], np.float32)
+    h1 = np.empty(w1.shape[1], np.float32)
+    h2 = np.empty(w2.shape[1], np.float32)
+    scores = np.zeros(4, np.int64)
+    for j in range(s.shape[0]):
+        t = s[j]
+        team = np.int64(seats[j]) & 1
+        dealer = (np.int64(t["dealer"]) + 1) & 3
+        for p in range(LEAF_PATTERNS):
+            pts = 0
+            for k in range(4):
+                before = np.int64(t["scores_before"][k])
+                value = K.bid_value(np.int64(t["bids"][k]), before, r)
+                made = (p >> k) & 1 == 1 and not t["forfeit"][k]
+                delta = value if made else -value
+                scores[k] = before + delta
+                if (k & 1) == team:
+                    pts += delta
+            if points:
+                out[j, p] = pts
+                continue
+            winner, target = K.end_of_game(scores, np.int64(t["target"]), r)
+            if winner >= 0:
+                out[j, p] = 1.0 if winner == team else 0.0
+            else:
+                write_features(scores, target, dealer, x)
+                v = first_team_wins(x, w1, b1, w2, b2, w3, b3, h1, h2)
+                out[j, p] = v if ((dealer + 1) & 1) == team else 1.0 - v
+
+
+@kernel
+def resample(views: np.ndarray, key: np.uint64, logw: np.ndarray, worlds: int,
+             picks: np.ndarray, counts: np.ndarray) -> None:  # fmt: skip
+    """Systematic resampling, per view k: `worlds` draws among its candidates (row k of logw
+    (K, C)) in proportion to exp(logw), the offset drawn from the position. picks (K, worlds)
+    int64 gets the distinct candidates drawn, in candidate order, and counts (K, worlds) how
+    often each was drawn (0 past the distinct ones)."""
+    c = logw.shape[1]
+    w = np.empty(c)
+    for k in range(views.shape[0]):
+        top = -np.inf
+        for i in range(c):
+            top = max(top, logw[k, i])
+        total = 0.0
+        for i in range(c):
+            w[i] = np.exp(logw[k, i] - top)
+            total += w[i]
+        u0 = np.float64(view_hash(views[k], key, RESAMPLE_SALT) >> U64(11)) * (
+            1.0 / 9007199254740992.0
+        )
+        for m in range(worlds):
+            picks[k, m] = -1
+            counts[k, m] = 0
+        acc = 0.0
+        i = 0
+        n = -1
+        for m in range(worlds):
+            u = (u0 + m) / worlds * total
+            while i < c - 1 and acc + w[i] <= u:
+                acc += w[i]
+                i += 1
+            if n < 0 or picks[k, n] != i:
+                n += 1
+                picks[k, n] = i
+            counts[k, n] += 1
+
+
+# -- the agent --------------------------------------------------------------------------------
+class SearchAgent(Agent):
+    """See the module docstring."""
+
+    name = "search"
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0,
+                 settings: SearchSettings | None = None) -> None:  # fmt: skip
+        super().__init__(rules, seed)
+        self.settings = settings if settings is not None else SearchSettings()
+        c = self.settings.resolved()
+        self.worlds = int(c["worlds"])
+        self.candidates = int(c["candidates"]) if c["weighting"] == "policy" else self.worlds
+        self.weighted = c["weighting"] == "policy"
+        self.epsilon = float(c["epsilon"])
+        self.endgame = int(c["endgame"])
+        self.search_bids = bool(c["bids"])
+        self.bid_candidates = int(c["bid_candidates"])
+        self.top_actions = int(c["top_actions"]) or NUM_CARDS
+        self.margin = float(c["margin"])
+        self.time_per_move = float(c["time_per_move"])
+        self.points = self.settings.value == "points"
+        self.engine = Engine(self.rules)
+        from agents.checkpoint import CheckpointError, load_policy  # torch only when made
+
+        net, trained, _ = load_policy(self.settings.model)
+        if not same_game(trained, self.rules):
+            raise CheckpointError(
+                f"checkpoint {self.settings.model!r} was trained under other rules: "
+                f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
+            )
+        self.runner = NetRunner(net, self.settings.dtype)
+        self.playout = PolicyPlayout(self.runner, self.engine._r)
+        self.matchwin = MatchWin(rules=None if self.points else self.rules)
+        self.chunk = 8
+        self.last_stats: dict[str, Any] = {}
+
+    # -- the policy at the real table --------------------------------------------------------
+    def _policy(self, view: SeatView) -> np.ndarray:
+        """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal)."""
+        logits, _ = self.runner(encode_observation(view))
+        logits = np.where(view.legal_mask, logits.astype(np.float64), -np.inf)
+        top = logits.max(axis=1, keepdims=True)
+        return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+    def act(self, view: SeatView) -> np.ndarray:
+        t0 = time.perf_counter()
+        deadline = t0 + self.time_per_move * view.size
+        logp = self._policy(view)
+        actions = np.argmax(logp, axis=1).astype(np.int64)
+        # candidate actions: the policy's most likely legal ones
+        order = np.argsort(-logp, axis=1, kind="stable")
+        legal_n = view.legal_mask.sum(axis=1)
+        playing = view.phase == Phase.PLAY
+        width = np.where(playing, self.top_actions, self.bid_candidates)
+        width = np.minimum(width, legal_n)
+        search = (width > 1) & (playing | self.search_bids)
+        rows = np.flatnonzero(search)
+        self.last_stats = {"decisions": view.size, "searched": int(rows.size), "worlds": 0}
+        if rows.size == 0 or self.time_per_move <= 0:
+            return actions
+        cand = np.full((rows.size, int(width[rows].max())), -1, np.int64)
+        for j, k in enumerate(rows):
+            cand[j, : width[k]] = order[k, : width[k]]
+        sub = view.select(rows)
+        picks, counts = self._worlds(sub)
+        values, weight = self._score(sub, cand, picks, counts, deadline)
+        for j, k in enumerate(rows):
+            if weight[j] <= 0:
+                continue
+            mean = values[j] / weight[j]
+            best = int(np.argmax(np.where(cand[j] >= 0, mean, -np.inf)))
+            own = int(np.flatnonzero(cand[j] == actions[k])[0])
+            if mean[best] > mean[own] + self.margin:
+                actions[k] = cand[j, best]
+        self.last_stats["seconds"] = time.perf_counter() - t0
+        return actions
+
+    # -- worlds ------------------------------------------------------------------------------
+    def _worlds(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
+        """The worlds of each view: picks (K, W) candidate numbers (-1 past the distinct ones)
+        and counts (K, W), how often each was drawn."""
+        k = view.size
+        c = self.candidates
+        hands = np.empty((k * c, 4), np.uint64)
+        deal_worlds(view.records, self.key, 0, c, hands)
+        self._hands = hands
+        if not self.weighted:
+            picks = np.tile(np.arange(c, dtype=np.int64), (k, 1))
+            return picks, np.ones((k, c), np.int64)
+        rep = np.repeat(np.arange(k), c)
+        states = world_state(self.engine, view, hands, rep)
+        n = states.batch_size
+        obs = np.empty((n * MAX_OBSERVED, OBS_SIZE), np.float32)
+        legal = np.empty(n * MAX_OBSERVED, np.uint64)
+        acts = np.empty(n * MAX_OBSERVED, np.int64)
+        owners = np.empty(n * MAX_OBSERVED, np.int64)
+        scratch = np.zeros(1, State.DTYPE)
+        vscratch = np.zeros(1, SeatView.DTYPE)
+        viewer = np.ascontiguousarray(view.seat[rep], np.int64)
+        m = observed_rows(states.records, viewer, self.engine._r, scratch, vscratch, obs, legal,
+                          acts, owners)  # fmt: skip
+        logw = np.zeros(n)
+        if m:
+            logits, _ = self.runner(obs[:m])
+            add_log_likelihood(logits, legal[:m], acts[:m], owners[:m], self.epsilon, logw)
+        logw = logw.reshape(k, c)
+        picks = np.empty((k, self.worlds), np.int64)
+        counts = np.empty((k, self.worlds), np.int64)
+        resample(view.records, self.key, logw, self.worlds, picks, counts)
+        w = np.exp(logw - logw.max(axis=1, keepdims=True))
+        ess = w.sum(1) ** 2 / (w**2).sum(1)
+        self.last_stats["ess"] = float(ess.mean())
+        self.last_stats["distinct"] = float((picks >= 0).sum(1).mean())
+        return picks, counts
+
+    # -- scoring -----------------------------------------------------------------------------
+    def _score(self, view: SeatView, cand: np.ndarray, picks: np.ndarray, counts: np.ndarray,
+               deadline: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """values (K, A) summed over the worlds scored (each times its count) and weight (K,)
+        the counts summed: the mean value of candidate action a at view k is
+        values[k, a] / weight[k]. Worlds go in chunks until done or past the deadline."""
+        k, width = cand.shape
+        values = np.zeros((k, width))
+        weight = np.zeros(k)
+        distinct = (picks >= 0).sum(axis=1)
+        endgame = (view.phase == Phase.PLAY) & (13 - view.num_tricks <= self.endgame)
+        leaves = None
+        done = 0
+        for start in range(0, int(distinct.max()), self.chunk):
+            if start > 0 and time.perf_counter() > deadline:
+                break
+            stop = start + self.chunk
+            rows, slots = np.nonzero(np.arange(start, stop)[None, :] < distinct[:, None])
+            slots = slots + start
+            world = rows * self.candidates + picks[rows, slots]
+            states = world_state(self.engine, view, self._hands[world], rows)
+            seats = np.ascontiguousarray(view.seat[rows], np.int64)
+            mult = counts[rows, slots].astype(np.float64)
+            vals = np.full((rows.size, width), np.nan)
+            eg = endgame[rows]
+            if eg.any():
+                if leaves is None:
+                    leaves = self._leaves(view)
+                idx = np.flatnonzero(eg)
+                out = np.empty((idx.size, NUM_CARDS))
+                nodes = np.empty(idx.size, np.int64)
+                solve(states.select(idx).records, seats[idx], rows[idx], leaves, out, nodes)
+                c = cand[rows[idx]]
+                vals[idx] = np.where(c >= 0, np.take_along_axis(out, np.maximum(c, 0), 1), np.nan)
+            po = np.flatnonzero(~eg)
+            if po.size:
+                c = cand[rows[po]]
+                src, a = np.nonzero(c >= 0)
+                branch = states.select(po[src])
+                self.engine.step(branch, c[src, a], validate=False)
+                self.playout.run(branch)
+                v = np.empty(branch.batch_size)
+                playout_values(branch.records, seats[po[src]], self.points, *self.matchwin.weights,
+                               v)  # fmt: skip
+                vals[po[src], a] = v
+            np.add.at(values, rows, np.nan_to_num(vals) * mult[:, None])
+            np.add.at(weight, rows, mult)
+            done += rows.size
+        self.last_stats["worlds"] = done
+        return values, weight
+
+    def _leaves(self, view: SeatView) -> np.ndarray:
+        """(K, 16): the value of each made/missed pattern at each view (public facts only)."""
+        hands = np.zeros((view.size, 4), np.uint64)
+        tables = world_state(self.engine, view, hands)
+        out = np.empty((view.size, LEAF_PATTERNS))
+        pattern_values(tables.records, np.ascontiguousarray(view.seat, np.int64), self.points,
+                       self.engine._r, *self.matchwin.weights, out)  # fmt: skip
+        return out
+
+
+def _search_factory(rules: Rules, seed: int, settings: SearchSettings) -> Agent:
+    return SearchAgent(rules, seed, settings)
+
+
+register_agent(
+    "search",
+    _search_factory,
+    "search over the bundled policy: weighted worlds, policy play-outs valued by the match-win "
+    "estimate, exact endgame, bid search (search, search:strong, search:worlds=N,...)",
+    settings=SearchSettings,
+    positional="preset",
+)
