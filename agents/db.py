@@ -7,10 +7,15 @@ Tables (one row per finished hand, per finished match, per conduct event)::
                                         decisions and seconds per seat (deal = seed, match, hand)
     matches  game key                   team labels, winner, hands, final scores, seconds
     events   game key, hand, seat       forfeits (timeout, error, illegal) and slow moves
+    move_times  pairing, agent, bin     decisions per bin of time per decision (a histogram)
 
 A game key is ``(pair_a, pair_b, match_id, orientation)``: the pairing (agent labels, sorted),
 the deal stream and which side holds seats 0 and 2 (orientation 0: `pair_a`). The two
 orientations of one match id are the two halves of a duplicate match.
+
+The time histogram has 20 log-spaced bins per decade from 1 us (:func:`time_bin`); a batched
+call of k decisions that took t seconds adds k decisions at t / k. It counts every decision
+played, those of games dropped by an interrupted run too.
 
 A database belongs to one tournament: its fingerprint (agents, rules, seed, max_hands) must
 match the run's, or :class:`ResultsDB` refuses it before changing anything. Hands and events
@@ -21,6 +26,7 @@ only the games without a ``matches`` row are played again.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -45,6 +51,10 @@ MATCH_COLUMNS: tuple[str, ...] = (
     "finished", "winner_team", "winner", "num_hands", "num_played", "num_thrown_in",
     *(f"score{s}" for s in _SEATS), "target", "forfeits", "decision_seconds",
 )  # fmt: skip
+TIME_COLUMNS: tuple[str, ...] = ("pair_a", "pair_b", "agent", "bin", "decisions")
+TIME_BINS_PER_DECADE = 20
+TIME_BIN_FLOOR = 1e-6  # seconds: the lower edge of bin 0
+NUM_TIME_BINS = 9 * TIME_BINS_PER_DECADE  # up to 1,000 s
 EVENT_COLUMNS: tuple[str, ...] = (
     "pair_a", "pair_b", "match_id", "orientation", "hand_index", "seat", "agent", "kind",
     "detail", "seconds",
@@ -69,11 +79,28 @@ CREATE TABLE IF NOT EXISTS matches (
     forfeits INTEGER, decision_seconds REAL,
     PRIMARY KEY (pair_a, pair_b, match_id, orientation)
 );
+CREATE TABLE IF NOT EXISTS move_times (
+    pair_a TEXT NOT NULL, pair_b TEXT NOT NULL, agent TEXT NOT NULL, bin INTEGER NOT NULL,
+    decisions INTEGER NOT NULL, PRIMARY KEY (pair_a, pair_b, agent, bin)
+);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, {_KEY}, hand_index INTEGER, seat INTEGER,
     agent TEXT, kind TEXT NOT NULL, detail TEXT, seconds REAL
 );
 """
+
+
+def time_bin(seconds: float) -> int:
+    """The histogram bin of a time per decision (see the module docstring)."""
+    if seconds <= TIME_BIN_FLOOR:
+        return 0
+    b = math.floor(TIME_BINS_PER_DECADE * math.log10(seconds / TIME_BIN_FLOOR))
+    return min(b, NUM_TIME_BINS - 1)
+
+
+def time_bin_edge(b: int) -> float:
+    """The upper edge of bin b, in seconds."""
+    return TIME_BIN_FLOOR * 10 ** ((b + 1) / TIME_BINS_PER_DECADE)
 
 
 class DatabaseMismatchError(FourHundredError):
@@ -180,11 +207,19 @@ class ResultsDB:
         hands: Iterable[Sequence[Any]] = (),
         matches: Iterable[Sequence[Any]] = (),
         events: Iterable[Sequence[Any]] = (),
+        move_times: Iterable[Sequence[Any]] = (),
     ) -> None:
-        """Insert rows (tuples in the order of HAND_COLUMNS, MATCH_COLUMNS, EVENT_COLUMNS), one commit."""
+        """Insert rows (tuples in the order of HAND_COLUMNS, MATCH_COLUMNS, EVENT_COLUMNS), and
+        add the counts of TIME_COLUMNS rows to the histogram; one commit."""
         with self.con:
             self.con.executemany(_insert("hands", HAND_COLUMNS), hands)
             self.con.executemany(_insert("events", EVENT_COLUMNS), events)
+            self.con.executemany(
+                "INSERT INTO move_times (pair_a, pair_b, agent, bin, decisions) VALUES "
+                "(?, ?, ?, ?, ?) ON CONFLICT (pair_a, pair_b, agent, bin) DO UPDATE SET "
+                "decisions = decisions + excluded.decisions",
+                move_times,
+            )
             self.con.executemany(_insert("matches", MATCH_COLUMNS), matches)
 
     # -- reading ----------------------------------------------------------------------------

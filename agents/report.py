@@ -9,7 +9,9 @@
 - *bid success*: contracts made (tricks >= bid, not forfeited) / contracts played.
 - *thrown in caused*: hands thrown in because the agent asked for a redeal, or because it was
   the dealer (who bids last and can make the total) and the total fell short; per 100 hands.
-- *ms per move*: agent time per decision (a batched call's time split over its tables).
+- *ms per move*: agent time per decision (a batched call's time split over its tables); its
+  distribution (median, 90th and 99th percentiles, maximum) comes from the histogram of every
+  decision's time (bins 12% wide: a percentile is the upper edge of its bin).
 - *Elo*: Bradley-Terry fit of all game results (unfinished = draw) on the Elo scale, with
   percentile intervals from bootstrap resamples of duplicate matches within each pairing.
 """
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.db import ResultsDB
+from agents.db import ResultsDB, time_bin_edge
 from agents.ratings import (
     ELO_PER_NAT,
     bootstrap_bradley_terry,
@@ -92,6 +94,7 @@ def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) 
 
     # -- hands ----------------------------------------------------------------------------
     hand_stats = _hand_stats(db, cfg, labels, pairs)
+    move_times = _move_times(db, labels, pairs)
     conduct = _conduct(db, cfg, pairs)
 
     # -- pairwise ------------------------------------------------------------------------
@@ -141,6 +144,7 @@ def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) 
                 "win_high": wilson_interval(score, st["games"])[1],
                 **st,
                 **hs,
+                **move_times[a],
                 "forfeits": conduct["forfeits_by_agent"].get(a, 0),
                 "slow_moves": conduct["slow_by_agent"].get(a, 0),
             }
@@ -288,6 +292,32 @@ def _hand_stats(
     return out
 
 
+def _move_times(
+    db: ResultsDB, labels: list[str], pairs: set[tuple[str, str]]
+) -> dict[str, dict[str, float]]:
+    """Per agent: the median, 90th and 99th percentile and maximum time per decision in ms,
+    from the histogram (the upper edge of the bin a percentile falls in)."""
+    counts: dict[str, dict[int, int]] = {a: defaultdict(int) for a in labels}
+    for a, b, agent, bin_, n in db.query(
+        "SELECT pair_a, pair_b, agent, bin, decisions FROM move_times"
+    ):
+        if (a, b) in pairs and a != b and agent in counts:
+            counts[agent][bin_] += n
+    out = {}
+    for a in labels:
+        bins = sorted(counts[a])
+        n = np.array([counts[a][b] for b in bins], np.float64)
+        stats = {"ms_p50": float("nan"), "ms_p90": float("nan"), "ms_p99": float("nan"),
+                 "ms_max": float("nan")}  # fmt: skip
+        if n.sum() > 0:
+            cum = np.cumsum(n) / n.sum()
+            for key, q in (("ms_p50", 0.5), ("ms_p90", 0.9), ("ms_p99", 0.99)):
+                stats[key] = 1000.0 * time_bin_edge(bins[int(np.searchsorted(cum, q))])
+            stats["ms_max"] = 1000.0 * time_bin_edge(bins[-1])
+        out[a] = stats
+    return out
+
+
 def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) -> dict[str, Any]:
     rows = [
         r
@@ -377,6 +407,14 @@ def format_report(report: dict[str, Any]) -> str:
                 f"[{100 * p['low']:.1f}, {100 * p['high']:.1f}] of {p['games']} games; "
                 f"{p['sweeps']} / {p['splits']} / {p['swept']} of {p['duplicate_matches']}"
             )
+    timed = [r for r in report["leaderboard"] if r.get("ms_p50") == r.get("ms_p50")]
+    if timed:
+        lines += ["", "Time per decision, ms (mean; median, 90th, 99th percentile, maximum):"]
+        for r in timed:
+            lines.append(
+                f"  {r['agent']}: {r['ms_per_move']:.3f}; {r['ms_p50']:.3g}, {r['ms_p90']:.3g}, "
+                f"{r['ms_p99']:.3g}, {r['ms_max']:.3g}"
+            )
     for m in report["mirror"]:
         ok = "consistent with 50%" if m["consistent_with_half"] else "NOT consistent with 50%"
         lines.append(
@@ -427,7 +465,8 @@ def write_report(report: dict[str, Any], out_dir: str | Path) -> dict[str, Path]
     cols = ["rank", "agent", "elo", "elo_low", "elo_high", "win_rate", "win_low", "win_high",
             "games", "wins", "losses", "unfinished", "hands", "contracts", "points_per_hand",
             "bid_success", "mean_bid", "thrown_in_caused", "thrown_in_per_100", "decisions",
-            "ms_per_move", "forfeits", "slow_moves"]  # fmt: skip
+            "ms_per_move", "ms_p50", "ms_p90", "ms_p99", "ms_max", "forfeits",
+            "slow_moves"]  # fmt: skip
     with paths["leaderboard"].open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.db import ResultsDB, check_fingerprint
+from agents.db import ResultsDB, check_fingerprint, time_bin
 from agents.registry import make_agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.engine import Engine, Phase, mix64
@@ -368,9 +368,10 @@ class Records:
     hands: list[tuple] = field(default_factory=list)
     matches: list[tuple] = field(default_factory=list)
     events: list[tuple] = field(default_factory=list)
+    move_times: list[tuple] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.hands or self.matches or self.events)
+        return bool(self.hands or self.matches or self.events or self.move_times)
 
 
 _STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64)
@@ -501,6 +502,7 @@ class LockstepRunner:
                 agent.reset(b)
         eng.deal(state)
         out = Records()
+        times: dict[tuple[int, int], int] = {}  # (side, time bin) -> decisions
         last_flush = self.clock()
         while True:
             pending = active & (state.phase <= _PLAY)
@@ -520,6 +522,8 @@ class LockstepRunner:
                 k = idx.size
                 hand_secs[idx, seat] += dt / k
                 hand_decs[idx, seat] += 1
+                tb = (sd, time_bin(dt / k))
+                times[tb] = times.get(tb, 0) + k
                 bad = np.ones(k, bool)
                 acts = np.zeros(k, np.int64)
                 if kind is None:
@@ -578,11 +582,19 @@ class LockstepRunner:
                 eng.deal(state, np.sort(going))
             now = self.clock()
             if now - last_flush >= self.flush_s:
+                out.move_times = self._time_rows(times)
                 self.sink(out)
                 out = Records()
                 last_flush = now
+        out.move_times = self._time_rows(times)
         if out:
             self.sink(out)
+
+    def _time_rows(self, times: dict[tuple[int, int], int]) -> list[tuple]:
+        """The time histogram's rows since the last flush (and `times` emptied)."""
+        rows = [(*self.pair, self.pair[sd], b, n) for (sd, b), n in sorted(times.items())]
+        times.clear()
+        return rows
 
     # -- rows -------------------------------------------------------------------------------
     def _labels(self, orient: np.ndarray) -> tuple[list[str], list[str]]:
@@ -770,7 +782,7 @@ def run_tournament(
 
         def write(rec: Records) -> None:
             nonlocal played
-            db.write(rec.hands, rec.matches, rec.events)
+            db.write(rec.hands, rec.matches, rec.events, rec.move_times)
             played += len(rec.matches)
             if bar is not None:
                 bar.update(len(rec.matches))

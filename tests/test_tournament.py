@@ -416,12 +416,22 @@ def test_report_numbers_and_files(tmp_path: Path) -> None:
     )
     assert p["sweeps"] + p["splits"] + p["swept"] == p["duplicate_matches"] == 3
     assert report["matrix"]["random"]["heuristic"] == pytest.approx(1 - p["rate"])
+    # the time histogram holds every decision of the agents' games with others
+    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+        for a, row in board.items():
+            (n,) = db.query(
+                "SELECT SUM(decisions) FROM move_times WHERE agent = ? AND pair_a != pair_b", (a,)
+            )[0]
+            assert n == row["decisions"] > 0
+            assert row["ms_p50"] <= row["ms_p90"] <= row["ms_p99"] <= row["ms_max"]
+            assert row["ms_per_move"] <= row["ms_max"]
     paths = write_report(report, tmp_path / "out")
     assert json.loads(paths["json"].read_text())["games"] == 36
     header = paths["leaderboard"].read_text().splitlines()[0]
     assert header.startswith("rank,agent,elo,elo_low,elo_high,win_rate")
     text = format_report(report)
     assert "Pairwise win rate" in text and "Mirror heuristic v heuristic" in text
+    assert "Time per decision, ms" in text
 
 
 def test_cli_tournament_prints_the_board_and_resumes(tmp_path: Path, capsys) -> None:
