@@ -95,7 +95,12 @@ class SearchSettings:
     """Cards searched: the policy's most likely ones (0: every legal card)."""
     margin: float | None = None
     """Value (match-win probability, or points with value=points) by which a searched action
-    must beat the policy's own choice to be played instead."""
+    must beat the policy's own choice, on average over the worlds, to be played instead."""
+    confidence: float | None = None
+    """Standard errors (of the mean difference, world by world) by which a searched action
+    must beat the policy's own choice on top of the margin: 0 takes the best mean."""
+    bid_worlds: int | None = None
+    """Worlds scored per bid (bids are few and decide most of the points)."""
     time_per_move: float | None = None
     """Time budget in seconds per decision (a call with K decisions may take K times it);
     the worlds scored by then decide."""
@@ -106,8 +111,10 @@ class SearchSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.worlds is not None and self.worlds < 1:
-            raise ConfigError(f"worlds={self.worlds}: expected at least 1")
+        for name in ("worlds", "bid_worlds"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise ConfigError(f"{name}={v}: expected at least 1")
         if self.candidates is not None and self.candidates < 1:
             raise ConfigError(f"candidates={self.candidates}: expected at least 1")
         for name in ("endgame", "top_actions"):
@@ -118,7 +125,7 @@ class SearchSettings:
             raise ConfigError(f"bid_candidates={self.bid_candidates}: expected at least 1")
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
-        for name in ("margin", "time_per_move"):
+        for name in ("margin", "confidence", "time_per_move"):
             v = getattr(self, name)
             if v is not None and not v >= 0:
                 raise ConfigError(f"{name}={v}: expected 0 or more (a negative budget is none)")
@@ -135,13 +142,17 @@ class SearchSettings:
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=4,
-                    bids=True, bid_candidates=4, top_actions=6, margin=0.0,
-                    time_per_move=0.5),
-    "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=5,
-                   bids=True, bid_candidates=5, top_actions=0, margin=0.0, time_per_move=1.0),
+    "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
+                    bids=False, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
+                    confidence=0.0, time_per_move=0.5),
+    "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
+                   bids=False, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
+                   confidence=0.0, time_per_move=1.0),
 }  # fmt: skip
-"""The presets (tuned by tournaments on their own deal seeds: BENCHMARKS.md, "Search bot")."""
+"""The presets. The exact endgame and bid search are off by default: on the tuning deals
+(seed 101, 60 duplicate matches each against selfplay.pt) each step of the ladder lost
+strength (policy-weighted worlds 70.8%, + endgame 60.8%, + bid search 57.5%); see
+BENCHMARKS.md, "Search bot". Switch them on with endgame=N, bids=true."""
 
 
 # -- values of finished play-outs -------------------------------------------------------------
@@ -269,6 +280,11 @@ class SearchAgent(Agent):
         self.bid_candidates = int(c["bid_candidates"])
         self.top_actions = int(c["top_actions"]) or NUM_CARDS
         self.margin = float(c["margin"])
+        self.confidence = float(c["confidence"])
+        self.bid_worlds = int(c["bid_worlds"])
+        self.bid_pool = max(int(c["candidates"]) * self.bid_worlds // self.worlds, self.bid_worlds)
+        if not self.weighted:
+            self.bid_pool = self.bid_worlds
         self.time_per_move = float(c["time_per_move"])
         self.points = self.settings.value == "points"
         self.engine = Engine(self.rules)
@@ -303,43 +319,65 @@ class SearchAgent(Agent):
         order = np.argsort(-logp, axis=1, kind="stable")
         legal_n = view.legal_mask.sum(axis=1)
         playing = view.phase == Phase.PLAY
-        width = np.where(playing, self.top_actions, self.bid_candidates)
-        width = np.minimum(width, legal_n)
-        search = (width > 1) & (playing | self.search_bids)
-        rows = np.flatnonzero(search)
-        self.last_stats = {"decisions": view.size, "searched": int(rows.size), "worlds": 0}
-        if rows.size == 0 or self.time_per_move <= 0:
+        width = np.minimum(np.where(playing, self.top_actions, self.bid_candidates), legal_n)
+        searched = width > 1
+        self.last_stats = {"decisions": view.size, "searched": 0, "worlds": 0}
+        if self.time_per_move <= 0:
             return actions
-        cand = np.full((rows.size, int(width[rows].max())), -1, np.int64)
-        for j, k in enumerate(rows):
-            cand[j, : width[k]] = order[k, : width[k]]
-        sub = view.select(rows)
-        picks, counts = self._worlds(sub)
-        values, weight = self._score(sub, cand, picks, counts, deadline)
-        for j, k in enumerate(rows):
-            if weight[j] <= 0:
+        groups = ((playing, self.worlds, self.candidates),
+                  (~playing & self.search_bids, self.bid_worlds, self.bid_pool))  # fmt: skip
+        for sel, worlds, pool in groups:
+            rows = np.flatnonzero(searched & sel)
+            if rows.size == 0:
                 continue
-            mean = values[j] / weight[j]
-            best = int(np.argmax(np.where(cand[j] >= 0, mean, -np.inf)))
-            own = int(np.flatnonzero(cand[j] == actions[k])[0])
-            if mean[best] > mean[own] + self.margin:
-                actions[k] = cand[j, best]
+            self.last_stats["searched"] += int(rows.size)
+            cand = np.full((rows.size, int(width[rows].max())), -1, np.int64)
+            for j, k in enumerate(rows):
+                cand[j, : width[k]] = order[k, : width[k]]
+            sub = view.select(rows)
+            picks, counts = self._worlds(sub, worlds, pool)
+            values, mult = self._score(sub, cand, picks, counts, pool, deadline)
+            actions[rows] = self._choose(cand, actions[rows], values, mult)
         self.last_stats["seconds"] = time.perf_counter() - t0
         return actions
 
+    def _choose(self, cand: np.ndarray, own: np.ndarray, values: np.ndarray,
+                mult: np.ndarray) -> np.ndarray:  # fmt: skip
+        """The action of each decision: the candidate with the best mean value over the worlds
+        scored, if it beats the policy's own choice (paired world by world) by more than
+        `margin` plus `confidence` standard errors; else the policy's own. values (K, W, A),
+        NaN for worlds not scored; mult (K, W) the worlds' counts."""
+        out = own.copy()
+        for j in range(cand.shape[0]):
+            done = ~np.isnan(values[j, :, 0])
+            if not done.any():
+                continue
+            v = values[j, done]
+            m = mult[j, done]
+            mine = int(np.flatnonzero(cand[j] == own[j])[0])
+            d = v - v[:, mine : mine + 1]  # (worlds, A): paired differences
+            total = m.sum()
+            mean = (m[:, None] * d).sum(0) / total
+            var = (m[:, None] * (d - mean) ** 2).sum(0) / total
+            n_eff = total**2 / (m**2).sum()
+            se = np.sqrt(var / max(n_eff - 1.0, 1.0))
+            ok = (cand[j] >= 0) & (mean > self.margin + self.confidence * se)
+            if ok.any():
+                out[j] = cand[j, int(np.argmax(np.where(ok, mean, -np.inf)))]
+        return out
+
     # -- worlds ------------------------------------------------------------------------------
-    def _worlds(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
-        """The worlds of each view: picks (K, W) candidate numbers (-1 past the distinct ones)
-        and counts (K, W), how often each was drawn."""
+    def _worlds(self, view: SeatView, worlds: int, pool: int) -> tuple[np.ndarray, np.ndarray]:
+        """The worlds of each view: picks (K, worlds) numbers among its `pool` deals (-1 past
+        the distinct ones) and counts (K, worlds), how often each was drawn."""
         k = view.size
-        c = self.candidates
-        hands = np.empty((k * c, 4), np.uint64)
-        deal_worlds(view.records, self.key, 0, c, hands)
+        hands = np.empty((k * pool, 4), np.uint64)
+        deal_worlds(view.records, self.key, 0, pool, hands)
         self._hands = hands
         if not self.weighted:
-            picks = np.tile(np.arange(c, dtype=np.int64), (k, 1))
-            return picks, np.ones((k, c), np.int64)
-        rep = np.repeat(np.arange(k), c)
+            picks = np.tile(np.arange(pool, dtype=np.int64), (k, 1))
+            return picks, np.ones((k, pool), np.int64)
+        rep = np.repeat(np.arange(k), pool)
         states = world_state(self.engine, view, hands, rep)
         n = states.batch_size
         obs = np.empty((n * MAX_OBSERVED, OBS_SIZE), np.float32)
@@ -355,25 +393,25 @@ class SearchAgent(Agent):
         if m:
             logits, _ = self.runner(obs[:m])
             add_log_likelihood(logits, legal[:m], acts[:m], owners[:m], self.epsilon, logw)
-        logw = logw.reshape(k, c)
-        picks = np.empty((k, self.worlds), np.int64)
-        counts = np.empty((k, self.worlds), np.int64)
-        resample(view.records, self.key, logw, self.worlds, picks, counts)
+        logw = logw.reshape(k, pool)
+        picks = np.empty((k, worlds), np.int64)
+        counts = np.empty((k, worlds), np.int64)
+        resample(view.records, self.key, logw, worlds, picks, counts)
         w = np.exp(logw - logw.max(axis=1, keepdims=True))
-        ess = w.sum(1) ** 2 / (w**2).sum(1)
-        self.last_stats["ess"] = float(ess.mean())
+        self.last_stats["ess"] = float((w.sum(1) ** 2 / (w**2).sum(1)).mean())
         self.last_stats["distinct"] = float((picks >= 0).sum(1).mean())
         return picks, counts
 
     # -- scoring -----------------------------------------------------------------------------
     def _score(self, view: SeatView, cand: np.ndarray, picks: np.ndarray, counts: np.ndarray,
-               deadline: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """values (K, A) summed over the worlds scored (each times its count) and weight (K,)
-        the counts summed: the mean value of candidate action a at view k is
-        values[k, a] / weight[k]. Worlds go in chunks until done or past the deadline."""
+               pool: int, deadline: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """values (K, W, A): each candidate action's value in each distinct world (NaN where
+        not scored) and mult (K, W) the worlds' counts. Worlds go in chunks until done or
+        past the deadline."""
         k, width = cand.shape
-        values = np.zeros((k, width))
-        weight = np.zeros(k)
+        w_max = picks.shape[1]
+        values = np.full((k, w_max, width), np.nan)
+        mult = counts.astype(np.float64)
         distinct = (picks >= 0).sum(axis=1)
         endgame = (view.phase == Phase.PLAY) & (13 - view.num_tricks <= self.endgame)
         leaves = None
@@ -384,10 +422,9 @@ class SearchAgent(Agent):
             stop = start + self.chunk
             rows, slots = np.nonzero(np.arange(start, stop)[None, :] < distinct[:, None])
             slots = slots + start
-            world = rows * self.candidates + picks[rows, slots]
+            world = rows * pool + picks[rows, slots]
             states = world_state(self.engine, view, self._hands[world], rows)
             seats = np.ascontiguousarray(view.seat[rows], np.int64)
-            mult = counts[rows, slots].astype(np.float64)
             vals = np.full((rows.size, width), np.nan)
             eg = endgame[rows]
             if eg.any():
@@ -398,7 +435,7 @@ class SearchAgent(Agent):
                 nodes = np.empty(idx.size, np.int64)
                 solve(states.select(idx).records, seats[idx], rows[idx], leaves, out, nodes)
                 c = cand[rows[idx]]
-                vals[idx] = np.where(c >= 0, np.take_along_axis(out, np.maximum(c, 0), 1), np.nan)
+                vals[idx] = np.where(c >= 0, np.take_along_axis(out, np.maximum(c, 0), 1), 0.0)
             po = np.flatnonzero(~eg)
             if po.size:
                 c = cand[rows[po]]
@@ -409,12 +446,12 @@ class SearchAgent(Agent):
                 v = np.empty(branch.batch_size)
                 playout_values(branch.records, seats[po[src]], self.points, *self.matchwin.weights,
                                v)  # fmt: skip
+                vals[po] = 0.0
                 vals[po[src], a] = v
-            np.add.at(values, rows, np.nan_to_num(vals) * mult[:, None])
-            np.add.at(weight, rows, mult)
+            values[rows, slots] = vals
             done += rows.size
-        self.last_stats["worlds"] = done
-        return values, weight
+        self.last_stats["worlds"] += done
+        return values, mult
 
     def _leaves(self, view: SeatView) -> np.ndarray:
         """(K, 16): the value of each made/missed pattern at each view (public facts only)."""

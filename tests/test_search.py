@@ -24,7 +24,9 @@ from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.view import SeatView, seat_view, world_state
 from tests.test_rollout import _mid_hand_states
 
-SMALL = "search:worlds=3,candidates=6,bid_candidates=2,top_actions=3"
+BASE = "search:worlds=3,candidates=6,bid_candidates=2,top_actions=3"
+# Every part switched on (the defaults leave the endgame and bid search off).
+SMALL = BASE + ",endgame=3,bids=true"
 MODEL = "agents/pretrained/selfplay.pt"
 
 
@@ -65,7 +67,7 @@ def test_bids_are_searched_and_legal(engine) -> None:
         assert view.legal_mask[np.arange(view.size), actions].all()
         assert agent.last_stats["searched"] == view.size
         engine.step(state, actions)
-    off = make_agent(SMALL + ",bids=false", engine.rules, seed=0)
+    off = make_agent(BASE, engine.rules, seed=0)
     off.act(seat_view(engine, state))
     assert off.last_stats["searched"] == 0
 
