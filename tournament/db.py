@@ -197,3 +197,24 @@ class ResultsDB:
 
 def _insert(table: str, columns: Sequence[str]) -> str:
     return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+class ReadOnlyResults(ResultsDB):
+    """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FourHundredError(
+                f"results database {str(self.path)!r} does not exist: expected the SQLite file "
+                "of a tournament (fourhundred tournament --db / --out)"
+            )
+        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            self.meta()
+        except sqlite3.DatabaseError as e:
+            self.con.close()
+            raise DatabaseMismatchError(
+                f"{str(self.path)!r} is not a fourhundred tournament database ({e}): "
+                "expected one written by `fourhundred tournament`"
+            ) from None

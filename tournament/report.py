@@ -1,7 +1,8 @@
 """The tournament report: leaderboard, pairwise matrix, Bradley-Terry Elo, conduct; text, JSON, CSV.
 
-:func:`build_report` reads a results database (:mod:`agents.db`) and returns a plain dict
-(the JSON written by :func:`write_report`). Definitions:
+:func:`build_report` reads a results database (:mod:`tournament.db`) and returns a plain dict
+(the JSON written by :func:`write_report`); :func:`load_report` does so from the database file
+alone (:func:`config_from_db`). Definitions:
 
 - *win rate*: (wins + 0.5 unfinished) / games over the agent's games against other agents
   (mirror games excluded), with a Wilson 95% interval.
@@ -24,15 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.db import ResultsDB
-from agents.ratings import (
+from tournament.config import TournamentConfig, config_from_mapping
+from tournament.db import DatabaseMismatchError, ReadOnlyResults, ResultsDB
+from tournament.ratings import (
     ELO_PER_NAT,
     bootstrap_bradley_terry,
     elo_from_theta,
     fit_bradley_terry,
     wilson_interval,
 )
-from agents.tournament import TournamentConfig
 
 FORFEIT_KINDS = ("timeout", "error", "illegal")
 
@@ -319,6 +320,43 @@ def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) 
         "events_by_agent": {a: dict(k) for a, k in by_kind.items()},
         "examples": examples,
     }
+
+
+# -- a database alone ---------------------------------------------------------------------------
+def config_from_db(db: ResultsDB) -> TournamentConfig:
+    """The tournament config as far as the database records it: its agents, rules, seed and
+    max_hands (the fingerprint), `matches` up to the highest match id played, `mirror` if any
+    mirror game was played; everything else at its default."""
+    meta = db.meta()
+    if "fingerprint" not in meta:
+        raise DatabaseMismatchError(
+            f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
+            "`fourhundred tournament`"
+        )
+    fp = json.loads(meta["fingerprint"])
+    (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
+    (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
+    return config_from_mapping(
+        {
+            "agents": list(fp["agents"]),
+            "rules": dict(fp["rules"]),
+            "seed": int(fp["seed"]),
+            "max_hands": int(fp["max_hands"]),
+            "matches": int(top) + 1 if top is not None else 1,
+            "mirror": bool(mirror),
+            "db": str(db.path),
+            "progress": False,
+        }
+    )
+
+
+def load_report(
+    db_path: str | Path, cfg: TournamentConfig | None = None
+) -> tuple[TournamentConfig, dict[str, Any]]:
+    """(config, :func:`build_report` dict) of a results database."""
+    with ReadOnlyResults(db_path) as db:
+        cfg = cfg if cfg is not None else config_from_db(db)
+        return cfg, build_report(db, cfg)
 
 
 # -- output ------------------------------------------------------------------------------------

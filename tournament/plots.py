@@ -1,34 +1,33 @@
-"""Figures of a tournament's results database (:mod:`agents.db`), as PNG files.
+"""Figures of a tournament's results database (:mod:`tournament.db`), as PNG files.
 
-    from agents.plots import write_tournament_plots
+    from tournament.plots import write_tournament_plots
     paths = write_tournament_plots("runs/tournament/results.sqlite", "runs/tournament/plots")
 
-The numbers come from :func:`agents.report.build_report` (win rates with Wilson intervals,
+The numbers come from :func:`tournament.report.build_report` (win rates with Wilson intervals,
 the pairwise matrix, Bradley-Terry Elo with bootstrap intervals), so the figures and the
 text report always agree; only the per-hand figures (bids against tricks, score
 trajectories) read the ``hands`` table themselves. A database alone is enough: the
 tournament config is rebuilt from its stored fingerprint (agents, rules, seed, max_hands)
-unless the caller passes the real one. The database is opened read-only.
+unless the caller passes the real one (:func:`tournament.report.config_from_db`). The
+database is opened read-only.
 
-Figures are built on `matplotlib.figure.Figure` directly (the Agg renderer writes the PNGs),
-so importing this module neither selects nor disturbs a pyplot backend. Nothing else in
-:mod:`agents` imports it (matplotlib is the optional ``plots`` extra).
+Figures are built with the helpers of :mod:`tournament.figures` (Agg, no pyplot state).
+Nothing else in :mod:`tournament` imports this module (matplotlib is the optional ``plots``
+extra).
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.db import DatabaseMismatchError, ResultsDB
-from agents.report import build_report
-from agents.tournament import TournamentConfig, config_from_mapping
-from fourhundred_env.errors import FourHundredError
+from tournament.config import TournamentConfig
+from tournament.db import ReadOnlyResults, ResultsDB
+from tournament.figures import new_figure, save_figure
+from tournament.report import build_report, config_from_db
 
 #: Seat colours: team 0 (seats 0, 2) blue, team 1 (seats 1, 3) vermilion; partners share a hue.
 SEAT_COLORS = ("#0072B2", "#D55E00", "#56B4E9", "#E69F00")
@@ -36,63 +35,6 @@ SEAT_STYLES = ("-", "-", "--", "--")
 
 
 # -- reading -----------------------------------------------------------------------------------
-class ReadOnlyResults(ResultsDB):
-    """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FourHundredError(
-                f"results database {str(self.path)!r} does not exist: expected the SQLite file "
-                "of a tournament (fourhundred tournament --db / --out)"
-            )
-        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            self.meta()
-        except sqlite3.DatabaseError as e:
-            self.con.close()
-            raise DatabaseMismatchError(
-                f"{str(self.path)!r} is not a fourhundred tournament database ({e}): "
-                "expected one written by `fourhundred tournament`"
-            ) from None
-
-
-def config_from_db(db: ResultsDB) -> TournamentConfig:
-    """The tournament config as far as the database records it: its agents, rules, seed and
-    max_hands (the fingerprint), `matches` up to the highest match id played, `mirror` if any
-    mirror game was played; everything else at its default."""
-    meta = db.meta()
-    if "fingerprint" not in meta:
-        raise DatabaseMismatchError(
-            f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
-            "`fourhundred tournament`"
-        )
-    fp = json.loads(meta["fingerprint"])
-    (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
-    (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
-    return config_from_mapping(
-        {
-            "agents": list(fp["agents"]),
-            "rules": dict(fp["rules"]),
-            "seed": int(fp["seed"]),
-            "max_hands": int(fp["max_hands"]),
-            "matches": int(top) + 1 if top is not None else 1,
-            "mirror": bool(mirror),
-            "db": str(db.path),
-            "progress": False,
-        }
-    )
-
-
-def load_report(
-    db_path: str | Path, cfg: TournamentConfig | None = None
-) -> tuple[TournamentConfig, dict[str, Any]]:
-    """(config, :func:`agents.report.build_report` dict) of a results database."""
-    with ReadOnlyResults(db_path) as db:
-        cfg = cfg if cfg is not None else config_from_db(db)
-        return cfg, build_report(db, cfg)
-
-
 def _hands(db: ResultsDB, cfg: TournamentConfig, columns: str, where: str = "") -> list[tuple]:
     """Rows of hands of finished games between different agents, in play order."""
     pairs = {p for p in cfg.pairings() if p[0] != p[1]}
@@ -117,16 +59,6 @@ def bids_and_tricks(db: ResultsDB, cfg: TournamentConfig) -> dict[str, np.ndarra
 
 
 # -- drawing helpers ---------------------------------------------------------------------------
-def new_figure(width: float, height: float) -> Any:
-    """A matplotlib Figure drawn by Agg (no pyplot state), constrained layout, 110 dpi."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)  # rendered by Agg whatever pyplot's backend is
-    return fig
-
-
 def _percent_axis(axis: Any) -> None:
     from matplotlib.ticker import PercentFormatter
 
@@ -468,14 +400,6 @@ def _empty(title: str, message: str) -> Any:
     return fig
 
 
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write `fig` as PNG (Agg renderer) and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=110)
-    return path
-
-
 def write_tournament_plots(
     db_path: str | Path,
     out_dir: str | Path,
@@ -485,7 +409,7 @@ def write_tournament_plots(
     """Write the tournament figures of the database at `db_path` into `out_dir`.
 
     `cfg`: the tournament's config (default: rebuilt from the database, see
-    :func:`config_from_db`); `report`: its :func:`agents.report.build_report` dict if already
+    :func:`config_from_db`); `report`: its :func:`tournament.report.build_report` dict if already
     built (saves refitting the ratings). Returns the paths of leaderboard.png, pairwise.png,
     ratings.png, bid_vs_tricks.png, bid_margin.png and score_trajectories.png.
     """

@@ -1,0 +1,381 @@
+"""One job played on up to `table_batch` tables in lockstep, under the conduct rules.
+
+Each seat of each side is served by its own agent instance (8 per job), which only ever sees
+:class:`~fourhundred_env.view.SeatView` s of its seat. At each step every instance gets one
+batched call for the tables where its seat is to act; finished matches are replaced by the
+job's next game.
+
+Conduct (RULES.md): a call that raises, exceeds ``move_hard_limit_s`` or returns an illegal
+action has the seat's contract scored as missed at those tables (`Engine.forfeit`), the lowest
+legal action is played for it, and an event is recorded; calls slower than
+``move_time_limit_s`` are recorded as slow. A match that reaches `max_hands` hands without a
+winner is stopped and recorded as unfinished (a draw in the ratings).
+
+Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
+:mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
+it, and a database from another tournament is refused unchanged.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from fourhundred_env.cards import NUM_ACTIONS, action_text
+from fourhundred_env.engine import Engine, Phase, mix64
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView, seat_view
+from tournament.config import TournamentConfigError
+from tournament.planning import Job
+
+__all__ = ["LockstepRunner", "Records", "game_streams", "make_job_agents", "run_job"]
+
+
+@dataclass
+class Records:
+    """Rows produced by a runner since its last flush (see :mod:`tournament.db` for the columns)."""
+
+    hands: list[tuple] = field(default_factory=list)
+    matches: list[tuple] = field(default_factory=list)
+    events: list[tuple] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.hands or self.matches or self.events)
+
+
+_STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64)
+
+
+def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
+    """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
+    what the agents' random draws in that game hang on (see agents.base), fixed by the game
+    alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
+    does not give back the deal stream."""
+    key = mix64(
+        np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+        ^ mix64(
+            np.asarray(match_id).astype(np.uint64) * np.uint64(2)
+            + np.asarray(orientation).astype(np.uint64)
+        )
+        ^ _STREAM_SALTS[0]
+    )
+    return mix64(key ^ _STREAM_SALTS[1]) + mix64(key ^ _STREAM_SALTS[2])
+
+
+class _MoveTimeout(BaseException):
+    """Raised by SIGALRM inside an agent call that passed the hard limit (not an Exception,
+    so an agent's own ``except Exception`` cannot swallow it)."""
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise _MoveTimeout
+
+
+_HAND_OVER, _PLAY, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.PLAY), int(Phase.MATCH_OVER)
+
+
+class LockstepRunner:
+    """Plays games of one pairing on up to `table_batch` tables in lockstep.
+
+    agents[side][seat]: the instance serving `seat` for side 0 (label ``pair[0]``) or side 1.
+    `sink(records)` receives rows as they are produced: every `flush_s` seconds (checked
+    whenever a hand ends) and at the end.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        pair: tuple[str, str],
+        agents: Sequence[Sequence[Agent]],
+        seed: int,
+        max_hands: int,
+        table_batch: int,
+        sink: Callable[[Records], None],
+        flush_s: float = 0.5,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if len(agents) != 2 or any(len(side) != 4 for side in agents):
+            raise FourHundredError(
+                "LockstepRunner: expected agents[side][seat] for 2 sides x 4 seats"
+            )
+        self.rules = rules
+        self.engine = Engine(rules)
+        self.pair = pair
+        self.agents = agents
+        self.seed = seed
+        self.max_hands = max_hands
+        self.table_batch = table_batch
+        self.sink = sink
+        self.flush_s = flush_s
+        self.clock = clock
+        self.soft = float(rules.move_time_limit_s)
+        self.hard = float(rules.move_hard_limit_s)
+
+    # -- one agent call under the conduct rules ---------------------------------------------
+    def _call(
+        self, agent: Agent, view: SeatView, use_alarm: bool
+    ) -> tuple[Any, float, str | None, str]:
+        """(output, seconds, failure kind or None, detail)."""
+        t0 = self.clock()
+        try:
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, self.hard)
+            try:
+                out = agent.act(view)
+            finally:
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except _MoveTimeout:
+            dt = self.clock() - t0
+            return None, dt, "timeout", f"interrupted after {dt:.3f} s (hard limit {self.hard} s)"
+        except Exception as e:
+            dt = self.clock() - t0
+            return None, dt, "error", f"raised {type(e).__name__}: {e}"[:500]
+        dt = self.clock() - t0
+        if dt > self.hard:
+            return None, dt, "timeout", f"took {dt:.3f} s (hard limit {self.hard} s)"
+        return out, dt, None, ""
+
+    def run(self, games: Sequence[tuple[int, int]]) -> None:
+        """Play `games` ((match_id, orientation) each) to the end, feeding rows to the sink."""
+        use_alarm = (
+            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        )
+        old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
+        try:
+            self._run(list(games), use_alarm)
+        finally:
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+
+    def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> None:
+        if not games:
+            return
+        eng = self.engine
+        todo = deque(games)
+        b = min(self.table_batch, len(todo))
+        first = [todo.popleft() for _ in range(b)]
+        state = eng.init(b, seed=self.seed, match_id=np.array([m for m, _ in first], np.int64))
+        orient = np.array([o for _, o in first], np.int8)
+        state.stream = game_streams(self.seed, state.match_id, orient)
+        active = np.ones(b, bool)
+        hand_secs = np.zeros((b, 4))
+        hand_decs = np.zeros((b, 4), np.int32)
+        match_secs = np.zeros(b)
+        match_played = np.zeros(b, np.int32)
+        match_forfeits = np.zeros(b, np.int32)
+        first_dealer = state.dealer.copy()
+        for side in self.agents:
+            for agent in side:
+                agent.reset(b)
+        eng.deal(state)
+        out = Records()
+        last_flush = self.clock()
+        while True:
+            pending = active & (state.phase <= _PLAY)
+            if not pending.any():
+                break
+            mask = eng.legal_mask(state)
+            to_play = state.to_play
+            side_of = (to_play.astype(np.int8) & 1) ^ orient  # side of the seat to play
+            group = np.where(pending, side_of * 4 + to_play, -1)
+            actions = np.full(b, -1, np.int64)
+            for g in np.unique(group[pending]):
+                sd, seat = divmod(int(g), 4)
+                idx = np.flatnonzero(group == g)
+                view = seat_view(eng, state, idx, np.int8(seat), mask)
+                agent = self.agents[sd][seat]
+                result, dt, kind, detail = self._call(agent, view, use_alarm)
+                k = idx.size
+                hand_secs[idx, seat] += dt / k
+                hand_decs[idx, seat] += 1
+                bad = np.ones(k, bool)
+                acts = np.zeros(k, np.int64)
+                if kind is None:
+                    acts, bad, kind, detail = _check_actions(result, view.legal_mask)
+                if bad.any():
+                    fallback = np.argmax(view.legal_mask, axis=1)
+                    acts = np.where(bad, fallback, acts)
+                    t_bad = idx[bad]
+                    eng.forfeit(state, t_bad, np.full(t_bad.size, seat))
+                    match_forfeits[t_bad] += 1
+                    label = self.pair[sd]
+                    for j in np.flatnonzero(bad):
+                        t = int(idx[j])
+                        d = detail(j) if callable(detail) else detail
+                        out.events.append(self._event(state, orient, t, seat, label, kind, d, dt))
+                elif dt > self.soft:
+                    label = self.pair[sd]
+                    for t in idx.tolist():
+                        d = f"took {dt:.3f} s (time limit {self.soft} s)"
+                        out.events.append(self._event(state, orient, t, seat, label, "slow", d, dt))
+                actions[idx] = acts
+            eng.step(state, actions, validate=False)
+            ended = np.flatnonzero(pending & (state.phase >= _HAND_OVER))
+            if ended.size == 0:
+                continue
+            played = ~state.thrown_in[ended]
+            match_played[ended] += played
+            match_secs[ended] += hand_secs[ended].sum(axis=1)
+            out.hands.extend(self._hand_rows(state, ended, orient, hand_secs, hand_decs))
+            hand_secs[ended] = 0
+            hand_decs[ended] = 0
+            over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
+            going = ended[~over]
+            done = ended[over]
+            if done.size:
+                out.matches.extend(
+                    self._match_rows(state, done, orient, first_dealer, match_played,
+                                     match_forfeits, match_secs)
+                )  # fmt: skip
+                n_new = min(done.size, len(todo))
+                refill = done[:n_new]
+                active[done[n_new:]] = False
+                if n_new:
+                    nxt = [todo.popleft() for _ in range(n_new)]
+                    eng.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
+                    orient[refill] = [o for _, o in nxt]
+                    state.stream[refill] = game_streams(
+                        self.seed, state.match_id[refill], orient[refill]
+                    )
+                    first_dealer[refill] = state.dealer[refill]
+                    match_played[refill] = 0
+                    match_forfeits[refill] = 0
+                    match_secs[refill] = 0.0
+                    going = np.concatenate([going, refill])
+            if going.size:
+                eng.deal(state, np.sort(going))
+            now = self.clock()
+            if now - last_flush >= self.flush_s:
+                self.sink(out)
+                out = Records()
+                last_flush = now
+        if out:
+            self.sink(out)
+
+    # -- rows -------------------------------------------------------------------------------
+    def _labels(self, orient: np.ndarray) -> tuple[list[str], list[str]]:
+        a, b = self.pair
+        team0 = [a if o == 0 else b for o in orient.tolist()]
+        team1 = [b if o == 0 else a for o in orient.tolist()]
+        return team0, team1
+
+    def _event(
+        self, state: Any, orient: np.ndarray, t: int, seat: int, label: str, kind: str,
+        detail: str, dt: float,
+    ) -> tuple:  # fmt: skip
+        return (
+            self.pair[0], self.pair[1], int(state.match_id[t]), int(orient[t]),
+            int(state.hand_index[t]) - 1, seat, label, kind, detail, float(dt),
+        )  # fmt: skip
+
+    def _hand_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, secs: np.ndarray,
+                   decs: np.ndarray) -> list[tuple]:  # fmt: skip
+        team0, team1 = self._labels(orient[t])
+        n = t.size
+        cols = [
+            [self.pair[0]] * n, [self.pair[1]] * n, state.match_id[t].tolist(),
+            orient[t].tolist(), (state.hand_index[t] - 1).tolist(), team0, team1,
+            ((state.dealer[t] - 1) & 3).tolist(), state.required_total[t].tolist(),
+            state.thrown_in[t].astype(int).tolist(), state.redeal_seat[t].tolist(),
+            state.claim_seat[t].tolist(),
+        ]  # fmt: skip
+        for arr in (state.bids, state.tricks_won, state.hand_points, state.scores):
+            cols.extend(arr[t].T.tolist())
+        cols.extend(state.forfeit[t].T.astype(int).tolist())
+        cols.extend(decs[t].T.tolist())
+        cols.extend(secs[t].T.tolist())
+        return list(zip(*cols, strict=True))
+
+    def _match_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, first_dealer: np.ndarray,
+                    played: np.ndarray, forfeits: np.ndarray, secs: np.ndarray) -> list[tuple]:  # fmt: skip
+        team0, team1 = self._labels(orient[t])
+        winner_team = state.winner[t].tolist()
+        winner = [None if w < 0 else (t0 if w == 0 else t1)
+                  for w, t0, t1 in zip(winner_team, team0, team1, strict=True)]  # fmt: skip
+        n_hands = state.hand_index[t].tolist()
+        n_played = played[t].tolist()
+        rows = []
+        for j, tt in enumerate(t.tolist()):
+            rows.append(
+                (
+                    self.pair[0], self.pair[1], int(state.match_id[tt]), int(orient[tt]),
+                    team0[j], team1[j], int(first_dealer[tt]), int(winner_team[j] >= 0),
+                    winner_team[j], winner[j], n_hands[j], n_played[j], n_hands[j] - n_played[j],
+                    *state.scores[tt].tolist(), int(state.target[tt]), int(forfeits[tt]),
+                    float(secs[tt]),
+                )
+            )  # fmt: skip
+        return rows
+
+
+def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, Any]:
+    """(actions (K,) int64, bad (K,) bool, kind, detail) for an agent's output against `mask`."""
+    k = mask.shape[0]
+    try:
+        arr = np.asarray(result)
+    except Exception as e:  # an object numpy cannot even look at
+        return (
+            np.zeros(k, np.int64),
+            np.ones(k, bool),
+            "illegal",
+            f"returned {type(result).__name__}: {e}",
+        )
+    if arr.shape != (k,) or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
+        detail = f"returned {arr.dtype} array of shape {arr.shape}: expected ({k},) int64 actions"
+        return np.zeros(k, np.int64), np.ones(k, bool), "illegal", detail
+    acts = arr.astype(np.int64)
+    in_range = (acts >= 0) & (acts < NUM_ACTIONS)
+    ok = in_range & mask[np.arange(k), np.clip(acts, 0, NUM_ACTIONS - 1)]
+
+    def detail(j: int) -> str:
+        a = int(acts[j])
+        given = action_text(a) if 0 <= a < NUM_ACTIONS else "out of range"
+        legal = " ".join(action_text(x) for x in np.flatnonzero(mask[j]))
+        return f"returned illegal action {a} ({given}); legal: {legal}"
+
+    return acts, ~ok, "illegal", detail
+
+
+def import_agent_modules(modules: Sequence[str]) -> None:
+    """Import modules that register agents; a missing one is a clear error."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            raise TournamentConfigError(
+                f"agent module {name!r} cannot be imported ({e}): expected an importable module "
+                "that registers agents"
+            ) from None
+
+
+def make_job_agents(job: Job) -> list[list[Agent]]:
+    """The 2 x 4 agent instances of a job, each seeded from the config."""
+    import_agent_modules(job.agent_modules)
+    rules = Rules.from_dict(job.rules)
+    return [
+        [make_agent(job.pair[side], rules, seed=job.agent_seed(side, seat)) for seat in range(4)]
+        for side in (0, 1)
+    ]
+
+
+def run_job(job: Job, sink: Callable[[Records], None]) -> None:
+    """Play one job in this process."""
+    runner = LockstepRunner(
+        Rules.from_dict(job.rules), job.pair, make_job_agents(job), job.seed, job.max_hands,
+        job.table_batch, sink, job.flush_seconds,
+    )  # fmt: skip
+    runner.run(job.games)
