@@ -350,7 +350,7 @@ def test_yaml_config_with_overrides_and_unknown_keys(tmp_path: Path) -> None:
     assert cfg.rules == Rules.preset("pagat")
     path.write_text("agents: [heuristic, random]\nmatchez: 7\n")
     with pytest.raises(
-        TournamentConfigError, match=r"unknown tournament config key\(s\) \['matchez'\]"
+        TournamentConfigError, match=r"tournament config: unknown key\(s\) \['matchez'\]"
     ):
         load_config(path)
     path.write_text("agents: [heuristic, random]\nrules: {preset: wiki, no_such_flag: 1}\n")

@@ -1,14 +1,17 @@
-"""The tournament config: one frozen dataclass, loaded from YAML files and overrides.
+"""The tournament config: a frozen dataclass filled by the project's one config loader.
 
     cfg = load_config("configs/tournament_default.yaml", {"matches": 500, "workers": None})
 
-YAML keys are the fields of :class:`TournamentConfig`; an unknown key is an error that names
-it, and so is a value that does not fit its field.
+YAML keys are the fields of :class:`TournamentConfig`. :mod:`fourhundred_env.configs` checks
+each value against its field's annotation (an unknown key, or a value that does not fit, is
+an error naming it); ``__post_init__`` then checks the ranges and how the fields agree. Two
+shapes are accepted beyond the annotations: a list (`agents`, `mirror`, `agent_modules`) may
+be one text of names separated by commas or spaces, and a rules preset given as an override
+on top of a file's rules mapping replaces only its ``preset``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -17,13 +20,19 @@ from typing import Any
 
 import numpy as np
 
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.configs import build, check_fields, load_yaml
+from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
 __all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "load_config"]
 
+_SOURCE = "tournament config"
+_TEXT_LISTS = ("agents", "mirror", "agent_modules")
+_POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
+_NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior")
 
-class TournamentConfigError(FourHundredError):
+
+class TournamentConfigError(ConfigError):
     """A tournament config with an unknown key or an invalid value."""
 
 
@@ -74,6 +83,43 @@ class TournamentConfig:
     flush_seconds: float = 0.5
     """How often a job sends finished rows to the database while it runs."""
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        self._check_agents()
+        for name in _POSITIVE:
+            if getattr(self, name) < 1:
+                raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected at least 1")
+        for name in _NON_NEGATIVE:
+            if getattr(self, name) < 0:
+                raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected 0 or more")
+        if self.elo_anchor is not None and self.elo_anchor not in self.agents:
+            raise TournamentConfigError(
+                f"elo_anchor={self.elo_anchor!r}: expected one of the agents {list(self.agents)}"
+            )
+        self.effective_rules  # noqa: B018  (Rules checks the time limits)
+
+    def _check_agents(self) -> None:
+        """The agents are distinct non-empty specs, two or more unless mirrored, and the
+        mirrored ones are among them."""
+        agents = list(self.agents)
+        if not all(agents):
+            raise TournamentConfigError(f"agents={agents!r}: expected a list of agent specs")
+        if len(set(agents)) != len(agents):
+            raise TournamentConfigError(
+                f"agents={agents}: an agent is listed twice; expected distinct specs "
+                "(use mirror: true to play an agent against itself)"
+            )
+        if isinstance(self.mirror, tuple):
+            unknown = [m for m in self.mirror if m not in agents]
+            if unknown:
+                raise TournamentConfigError(
+                    f"mirror={list(self.mirror)}: {unknown} not among the agents {agents}"
+                )
+        if len(agents) < 2 and not self.mirror:
+            raise TournamentConfigError(
+                f"agents={agents}: expected at least 2 agents (or mirror: true)"
+            )
+
     @property
     def effective_rules(self) -> Rules:
         """`rules` with the time-limit overrides applied."""
@@ -99,6 +145,7 @@ class TournamentConfig:
 
     @property
     def db_path(self) -> Path:
+        """The SQLite results file: `db`, or ``results.sqlite`` in `out_dir`."""
         return Path(self.db) if self.db else Path(self.out_dir) / "results.sqlite"
 
     def pairings(self) -> list[tuple[str, str]]:
@@ -125,139 +172,42 @@ class TournamentConfig:
         }
 
 
-_INT_FIELDS = (
-    "matches",
-    "seed",
-    "max_hands",
-    "workers",
-    "table_batch",
-    "chunk_matches",
-    "bootstrap",
-)
-_POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
+def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:
+    """A checked config from a mapping (YAML); unknown keys and misfits raise
+    TournamentConfigError naming them, prefixed by `source`."""
+    try:
+        known = {f.name for f in fields(TournamentConfig)}
+        if isinstance(values, Mapping) and "agents" not in values and set(values) <= known:
+            # the one field without a default: say so rather than let __init__ raise TypeError
+            raise ConfigError(f"{source} has no 'agents': expected a list of agent specs")
+        return build(TournamentConfig, _loose_values(values), source)
+    except ConfigError as e:  # the loader's own errors, and the ranges checked above
+        raise TournamentConfigError(str(e)) from None
 
 
-def config_from_mapping(values: Mapping[str, Any]) -> TournamentConfig:
-    """Build and validate a config from a mapping (YAML); unknown keys are an error."""
-    known = {f.name for f in fields(TournamentConfig)}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise TournamentConfigError(
-            f"unknown tournament config key(s) {unknown}: expected some of {sorted(known)}"
-        )
-    values = dict(values)
-    if "agents" not in values:
-        raise TournamentConfigError(
-            "tournament config has no 'agents': expected a list of agent specs"
-        )
-    agents = values["agents"]
-    if isinstance(agents, str):
-        agents = agents.replace(",", " ").split()
-    if not isinstance(agents, list | tuple) or not all(isinstance(a, str) and a for a in agents):
-        raise TournamentConfigError(f"agents={agents!r}: expected a list of agent specs")
-    values["agents"] = tuple(agents)
-    rules = values.get("rules", "wiki")
-    if isinstance(rules, str):
-        values["rules"] = Rules.preset(rules)
-    elif isinstance(rules, Mapping):
-        values["rules"] = Rules.from_dict(rules)
-    elif not isinstance(rules, Rules):
-        raise TournamentConfigError(
-            f"rules={rules!r}: expected a preset name or a mapping of flags"
-        )
-    for name in _INT_FIELDS:
-        if name in values:
-            v = values[name]
-            if isinstance(v, bool) or not isinstance(v, int | np.integer):
-                raise TournamentConfigError(f"{name}={v!r}: expected an integer")
-            values[name] = int(v)
-    if "progress" in values and not isinstance(values["progress"], bool):
-        raise TournamentConfigError(f"progress={values['progress']!r}: expected true or false")
-    mirror = values.get("mirror", False)
-    if isinstance(mirror, str):
-        mirror = mirror.replace(",", " ").split()
-    if isinstance(mirror, list | tuple):
-        mirror = tuple(mirror)
-        if not all(isinstance(m, str) for m in mirror):
-            raise TournamentConfigError(f"mirror={mirror!r}: expected true, false or agent specs")
-    elif not isinstance(mirror, bool):
-        raise TournamentConfigError(f"mirror={mirror!r}: expected true, false or a list of agents")
-    values["mirror"] = mirror
-    for name in ("move_time_limit_s", "move_hard_limit_s", "bt_prior", "flush_seconds"):
-        v = values.get(name)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
-            raise TournamentConfigError(f"{name}={v!r}: expected a number")
-    mods = values.get("agent_modules", ())
-    if isinstance(mods, str):
-        mods = mods.replace(",", " ").split()
-    if not isinstance(mods, list | tuple) or not all(isinstance(m, str) for m in mods):
-        raise TournamentConfigError(f"agent_modules={mods!r}: expected a list of module names")
-    values["agent_modules"] = tuple(mods)
-    for name in ("db", "out_dir", "tensorboard", "elo_anchor"):
-        v = values.get(name)
-        if v is not None and not isinstance(v, str):
-            raise TournamentConfigError(f"{name}={v!r}: expected a string")
-    cfg = TournamentConfig(**values)
-    _validate(cfg)
-    return cfg
-
-
-def _validate(cfg: TournamentConfig) -> None:
-    if len(set(cfg.agents)) != len(cfg.agents):
-        raise TournamentConfigError(
-            f"agents={list(cfg.agents)}: an agent is listed twice; expected distinct specs "
-            "(use mirror: true to play an agent against itself)"
-        )
-    if isinstance(cfg.mirror, tuple):
-        unknown = [m for m in cfg.mirror if m not in cfg.agents]
-        if unknown:
-            raise TournamentConfigError(
-                f"mirror={list(cfg.mirror)}: {unknown} not among the agents {list(cfg.agents)}"
-            )
-    if len(cfg.agents) < 2 and not cfg.mirror:
-        raise TournamentConfigError(
-            f"agents={list(cfg.agents)}: expected at least 2 agents (or mirror: true)"
-        )
-    for name in _POSITIVE:
-        if getattr(cfg, name) < 1:
-            raise TournamentConfigError(f"{name}={getattr(cfg, name)!r}: expected at least 1")
-    if cfg.bootstrap < 0:
-        raise TournamentConfigError(f"bootstrap={cfg.bootstrap!r}: expected 0 or more")
-    if cfg.flush_seconds < 0:
-        raise TournamentConfigError(f"flush_seconds={cfg.flush_seconds!r}: expected 0 or more")
-    if cfg.bt_prior < 0:
-        raise TournamentConfigError(f"bt_prior={cfg.bt_prior!r}: expected 0 or more")
-    if cfg.elo_anchor is not None and cfg.elo_anchor not in cfg.agents:
-        raise TournamentConfigError(
-            f"elo_anchor={cfg.elo_anchor!r}: expected one of the agents {list(cfg.agents)}"
-        )
-    cfg.effective_rules  # noqa: B018  (validates the time limits)
+def _loose_values(values: Any) -> Any:
+    """`values` with the shapes the annotations do not take made into ones they do: a list
+    written as one text (``agents: heuristic, random``) split on commas and spaces, and numpy
+    integers (a seed computed with numpy, say) made Python ints."""
+    if not isinstance(values, Mapping):
+        return values  # build() refuses it, naming what it got
+    out = dict(values)
+    for key, value in values.items():
+        if key in _TEXT_LISTS and isinstance(value, str):
+            out[key] = value.replace(",", " ").split()
+        elif isinstance(value, np.integer):
+            out[key] = int(value)
+    return out
 
 
 def load_config(
     path: str | Path | None = None, overrides: Mapping[str, Any] | None = None
 ) -> TournamentConfig:
     """A config from a YAML file (optional) with `overrides` (None values ignored) on top."""
-    values: dict[str, Any] = {}
-    if path is not None:
-        import yaml
-
-        p = Path(path)
-        if not p.is_file():
-            raise TournamentConfigError(f"tournament config {str(p)!r} does not exist")
-        try:
-            loaded = yaml.safe_load(p.read_text())
-        except yaml.YAMLError as e:
-            raise TournamentConfigError(
-                f"tournament config {str(p)!r} is not valid YAML: {e}"
-            ) from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise TournamentConfigError(
-                f"tournament config {str(p)!r} holds {type(loaded).__name__}: expected a mapping"
-            )
-        values.update(loaded)
+    try:
+        values = load_yaml(path, _SOURCE) if path is not None else {}
+    except ConfigError as e:
+        raise TournamentConfigError(str(e)) from None
     for key, value in (overrides or {}).items():
         if value is None:
             continue
@@ -266,10 +216,3 @@ def load_config(
         else:
             values[key] = value
     return config_from_mapping(values)
-
-
-def replace(cfg: TournamentConfig, **changes: Any) -> TournamentConfig:
-    """A validated copy of `cfg` with some fields changed."""
-    new = dataclasses.replace(cfg, **changes)
-    _validate(new)
-    return new
