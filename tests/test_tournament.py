@@ -304,6 +304,15 @@ MATCH_FORFEITS = __import__("tournament.db", fromlist=["MATCH_COLUMNS"]).MATCH_C
 )
 
 
+def test_row_types_name_the_columns_of_their_tables(tmp_path: Path) -> None:
+    from tournament.db import EventRow, HandRow, MatchRow
+
+    with ResultsDB(tmp_path / "r.sqlite", {"agents": []}) as db:
+        for table, row in (("hands", HandRow), ("matches", MatchRow), ("events", EventRow)):
+            columns = [r[1] for r in db.query(f"PRAGMA table_info({table})")]
+            assert [c for c in columns if c != "id"] == list(row._fields), table
+
+
 def test_a_move_over_the_hard_limit_is_interrupted_and_forfeited() -> None:
     rules = Rules(move_time_limit_s=0.01, move_hard_limit_s=0.05)
     sleepy = [SleepyAgent(rules, s) for s in range(4)]

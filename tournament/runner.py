@@ -36,6 +36,7 @@ from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
 from tournament.config import TournamentConfigError
+from tournament.db import EventRow, HandRow, MatchRow, rows_from_columns, seat_columns
 from tournament.planning import Job
 
 __all__ = ["LockstepRunner", "Records", "game_streams", "make_job_agents", "run_job"]
@@ -43,11 +44,11 @@ __all__ = ["LockstepRunner", "Records", "game_streams", "make_job_agents", "run_
 
 @dataclass
 class Records:
-    """Rows produced by a runner since its last flush (see :mod:`tournament.db` for the columns)."""
+    """Rows a runner produced since its last flush, a list per table of :mod:`tournament.db`."""
 
-    hands: list[tuple] = field(default_factory=list)
-    matches: list[tuple] = field(default_factory=list)
-    events: list[tuple] = field(default_factory=list)
+    hands: list[HandRow] = field(default_factory=list)
+    matches: list[MatchRow] = field(default_factory=list)
+    events: list[EventRow] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.hands or self.matches or self.events)
@@ -274,50 +275,55 @@ class LockstepRunner:
     def _event(
         self, state: Any, orient: np.ndarray, t: int, seat: int, label: str, kind: str,
         detail: str, dt: float,
-    ) -> tuple:  # fmt: skip
-        return (
-            self.pair[0], self.pair[1], int(state.match_id[t]), int(orient[t]),
-            int(state.hand_index[t]) - 1, seat, label, kind, detail, float(dt),
+    ) -> EventRow:  # fmt: skip
+        return EventRow(
+            pair_a=self.pair[0], pair_b=self.pair[1], match_id=int(state.match_id[t]),
+            orientation=int(orient[t]), hand_index=int(state.hand_index[t]) - 1, seat=seat,
+            agent=label, kind=kind, detail=detail, seconds=float(dt),
         )  # fmt: skip
 
     def _hand_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, secs: np.ndarray,
-                   decs: np.ndarray) -> list[tuple]:  # fmt: skip
+                   decs: np.ndarray) -> list[HandRow]:  # fmt: skip
+        """Rows of the hands that just ended at tables `t` (the state is past their end)."""
         team0, team1 = self._labels(orient[t])
         n = t.size
-        cols = [
-            [self.pair[0]] * n, [self.pair[1]] * n, state.match_id[t].tolist(),
-            orient[t].tolist(), (state.hand_index[t] - 1).tolist(), team0, team1,
-            ((state.dealer[t] - 1) & 3).tolist(), state.required_total[t].tolist(),
-            state.thrown_in[t].astype(int).tolist(), state.redeal_seat[t].tolist(),
-            state.claim_seat[t].tolist(),
-        ]  # fmt: skip
-        for arr in (state.bids, state.tricks_won, state.hand_points, state.scores):
-            cols.extend(arr[t].T.tolist())
-        cols.extend(state.forfeit[t].T.astype(int).tolist())
-        cols.extend(decs[t].T.tolist())
-        cols.extend(secs[t].T.tolist())
-        return list(zip(*cols, strict=True))
+        return rows_from_columns(HandRow, {
+            "pair_a": [self.pair[0]] * n, "pair_b": [self.pair[1]] * n,
+            "match_id": state.match_id[t].tolist(), "orientation": orient[t].tolist(),
+            "hand_index": (state.hand_index[t] - 1).tolist(), "team0": team0, "team1": team1,
+            "dealer": ((state.dealer[t] - 1) & 3).tolist(),  # the deal has passed on already
+            "required_total": state.required_total[t].tolist(),
+            "thrown_in": state.thrown_in[t].astype(int).tolist(),
+            "redeal_seat": state.redeal_seat[t].tolist(),
+            "claim_seat": state.claim_seat[t].tolist(),
+            **seat_columns("bid", state.bids[t]),
+            **seat_columns("tricks", state.tricks_won[t]),
+            **seat_columns("points", state.hand_points[t]),
+            **seat_columns("score", state.scores[t]),
+            **seat_columns("forfeit", state.forfeit[t].astype(int)),
+            **seat_columns("decisions", decs[t]), **seat_columns("seconds", secs[t]),
+        })  # fmt: skip
 
     def _match_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, first_dealer: np.ndarray,
-                    played: np.ndarray, forfeits: np.ndarray, secs: np.ndarray) -> list[tuple]:  # fmt: skip
+                    played: np.ndarray, forfeits: np.ndarray, secs: np.ndarray) -> list[MatchRow]:  # fmt: skip
+        """Rows of the games that just ended at tables `t`."""
         team0, team1 = self._labels(orient[t])
         winner_team = state.winner[t].tolist()
         winner = [None if w < 0 else (t0 if w == 0 else t1)
                   for w, t0, t1 in zip(winner_team, team0, team1, strict=True)]  # fmt: skip
         n_hands = state.hand_index[t].tolist()
         n_played = played[t].tolist()
-        rows = []
-        for j, tt in enumerate(t.tolist()):
-            rows.append(
-                (
-                    self.pair[0], self.pair[1], int(state.match_id[tt]), int(orient[tt]),
-                    team0[j], team1[j], int(first_dealer[tt]), int(winner_team[j] >= 0),
-                    winner_team[j], winner[j], n_hands[j], n_played[j], n_hands[j] - n_played[j],
-                    *state.scores[tt].tolist(), int(state.target[tt]), int(forfeits[tt]),
-                    float(secs[tt]),
-                )
-            )  # fmt: skip
-        return rows
+        n = t.size
+        return rows_from_columns(MatchRow, {
+            "pair_a": [self.pair[0]] * n, "pair_b": [self.pair[1]] * n,
+            "match_id": state.match_id[t].tolist(), "orientation": orient[t].tolist(),
+            "team0": team0, "team1": team1, "first_dealer": first_dealer[t].tolist(),
+            "finished": [int(w >= 0) for w in winner_team], "winner_team": winner_team,
+            "winner": winner, "num_hands": n_hands, "num_played": n_played,
+            "num_thrown_in": [h - p for h, p in zip(n_hands, n_played, strict=True)],
+            **seat_columns("score", state.scores[t]), "target": state.target[t].tolist(),
+            "forfeits": forfeits[t].tolist(), "decision_seconds": secs[t].tolist(),
+        })  # fmt: skip
 
 
 def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, Any]:
