@@ -31,7 +31,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import make_agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
-from fourhundred_env.engine import Engine, Phase, mix64
+from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
@@ -83,6 +83,23 @@ def _on_alarm(signum: int, frame: object) -> None:
 
 
 _HAND_OVER, _PLAY, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.PLAY), int(Phase.MATCH_OVER)
+
+
+@dataclass
+class _Tables:
+    """A runner's tables: the engine state and what the runner tracks beside it, per table
+    (arrays with the batch axis first)."""
+
+    state: State
+    orient: np.ndarray  # (B,) int8: 0 when pair[0] holds team 0 (seats 0 and 2)
+    todo: deque[tuple[int, int]]  # the job's games (match_id, orientation) not started yet
+    active: np.ndarray  # (B,) bool: False once a table has no game left to play
+    first_dealer: np.ndarray  # (B,) dealer of the first hand of the table's game
+    hand_secs: np.ndarray  # (B, 4) float64 agent seconds per seat, in the hand in progress
+    hand_decs: np.ndarray  # (B, 4) int32 agent calls per seat, in the hand in progress
+    match_secs: np.ndarray  # (B,) float64 agent seconds of all seats, in the game so far
+    match_played: np.ndarray  # (B,) int32 hands played (not thrown in), in the game so far
+    match_forfeits: np.ndarray  # (B,) int32 forfeited contracts, in the game so far
 
 
 class LockstepRunner:
@@ -161,103 +178,22 @@ class LockstepRunner:
                 signal.signal(signal.SIGALRM, old)
 
     def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> None:
+        """The lockstep loop: step every table with a decision pending, until no game is left."""
         if not games:
             return
-        eng = self.engine
-        todo = deque(games)
-        b = min(self.table_batch, len(todo))
-        first = [todo.popleft() for _ in range(b)]
-        state = eng.init(b, seed=self.seed, match_id=np.array([m for m, _ in first], np.int64))
-        orient = np.array([o for _, o in first], np.int8)
-        state.stream = game_streams(self.seed, state.match_id, orient)
-        active = np.ones(b, bool)
-        hand_secs = np.zeros((b, 4))
-        hand_decs = np.zeros((b, 4), np.int32)
-        match_secs = np.zeros(b)
-        match_played = np.zeros(b, np.int32)
-        match_forfeits = np.zeros(b, np.int32)
-        first_dealer = state.dealer.copy()
-        for side in self.agents:
-            for agent in side:
-                agent.reset(b)
-        eng.deal(state)
+        tables = self._start(deque(games))
         out = Records()
         last_flush = self.clock()
         while True:
-            pending = active & (state.phase <= _PLAY)
+            pending = tables.active & (tables.state.phase <= _PLAY)
             if not pending.any():
                 break
-            mask = eng.legal_mask(state)
-            to_play = state.to_play
-            side_of = (to_play.astype(np.int8) & 1) ^ orient  # side of the seat to play
-            group = np.where(pending, side_of * 4 + to_play, -1)
-            actions = np.full(b, -1, np.int64)
-            for g in np.unique(group[pending]):
-                sd, seat = divmod(int(g), 4)
-                idx = np.flatnonzero(group == g)
-                view = seat_view(eng, state, idx, np.int8(seat), mask)
-                agent = self.agents[sd][seat]
-                result, dt, kind, detail = self._call(agent, view, use_alarm)
-                k = idx.size
-                hand_secs[idx, seat] += dt / k
-                hand_decs[idx, seat] += 1
-                bad = np.ones(k, bool)
-                acts = np.zeros(k, np.int64)
-                if kind is None:
-                    acts, bad, kind, detail = _check_actions(result, view.legal_mask)
-                if bad.any():
-                    fallback = np.argmax(view.legal_mask, axis=1)
-                    acts = np.where(bad, fallback, acts)
-                    t_bad = idx[bad]
-                    eng.forfeit(state, t_bad, np.full(t_bad.size, seat))
-                    match_forfeits[t_bad] += 1
-                    label = self.pair[sd]
-                    for j in np.flatnonzero(bad):
-                        t = int(idx[j])
-                        d = detail(j) if callable(detail) else detail
-                        out.events.append(self._event(state, orient, t, seat, label, kind, d, dt))
-                elif dt > self.soft:
-                    label = self.pair[sd]
-                    for t in idx.tolist():
-                        d = f"took {dt:.3f} s (time limit {self.soft} s)"
-                        out.events.append(self._event(state, orient, t, seat, label, "slow", d, dt))
-                actions[idx] = acts
-            eng.step(state, actions, validate=False)
-            ended = np.flatnonzero(pending & (state.phase >= _HAND_OVER))
+            self._step(tables, pending, out, use_alarm)
+            ended = np.flatnonzero(pending & (tables.state.phase >= _HAND_OVER))
             if ended.size == 0:
                 continue
-            played = ~state.thrown_in[ended]
-            match_played[ended] += played
-            match_secs[ended] += hand_secs[ended].sum(axis=1)
-            out.hands.extend(self._hand_rows(state, ended, orient, hand_secs, hand_decs))
-            hand_secs[ended] = 0
-            hand_decs[ended] = 0
-            over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
-            going = ended[~over]
-            done = ended[over]
-            if done.size:
-                out.matches.extend(
-                    self._match_rows(state, done, orient, first_dealer, match_played,
-                                     match_forfeits, match_secs)
-                )  # fmt: skip
-                n_new = min(done.size, len(todo))
-                refill = done[:n_new]
-                active[done[n_new:]] = False
-                if n_new:
-                    nxt = [todo.popleft() for _ in range(n_new)]
-                    eng.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
-                    orient[refill] = [o for _, o in nxt]
-                    state.stream[refill] = game_streams(
-                        self.seed, state.match_id[refill], orient[refill]
-                    )
-                    first_dealer[refill] = state.dealer[refill]
-                    match_played[refill] = 0
-                    match_forfeits[refill] = 0
-                    match_secs[refill] = 0.0
-                    going = np.concatenate([going, refill])
-            if going.size:
-                eng.deal(state, np.sort(going))
-            now = self.clock()
+            self._end_hands(tables, ended, out)
+            now = self.clock()  # checked only when a hand ends: rows come in hands
             if now - last_flush >= self.flush_s:
                 self.sink(out)
                 out = Records()
@@ -265,26 +201,134 @@ class LockstepRunner:
         if out:
             self.sink(out)
 
+    def _start(self, todo: deque[tuple[int, int]]) -> _Tables:
+        """The first `table_batch` games of `todo` (taken from it) dealt on fresh tables."""
+        b = min(self.table_batch, len(todo))
+        first = [todo.popleft() for _ in range(b)]
+        state = self.engine.init(
+            b, seed=self.seed, match_id=np.array([m for m, _ in first], np.int64)
+        )
+        orient = np.array([o for _, o in first], np.int8)
+        state.stream = game_streams(self.seed, state.match_id, orient)
+        tables = _Tables(
+            state, orient, todo, active=np.ones(b, bool), first_dealer=state.dealer.copy(),
+            hand_secs=np.zeros((b, 4)), hand_decs=np.zeros((b, 4), np.int32),
+            match_secs=np.zeros(b), match_played=np.zeros(b, np.int32),
+            match_forfeits=np.zeros(b, np.int32),
+        )  # fmt: skip
+        for side in self.agents:
+            for agent in side:
+                agent.reset(b)
+        self.engine.deal(state)
+        return tables
+
+    def _step(self, tables: _Tables, pending: np.ndarray, out: Records, use_alarm: bool) -> None:
+        """One lockstep move at every `pending` table: one call per agent instance to act."""
+        state = tables.state
+        mask = self.engine.legal_mask(state)
+        to_play = state.to_play
+        side_of = (to_play.astype(np.int8) & 1) ^ tables.orient  # side of the seat to play
+        group = np.where(pending, side_of * 4 + to_play, -1)
+        actions = np.full(pending.size, -1, np.int64)
+        for g in np.unique(group[pending]):
+            side, seat = divmod(int(g), 4)
+            idx = np.flatnonzero(group == g)
+            actions[idx] = self._ask(tables, side, seat, idx, mask, out, use_alarm)
+        self.engine.step(state, actions, validate=False)
+
+    def _ask(
+        self, tables: _Tables, side: int, seat: int, idx: np.ndarray, mask: np.ndarray,
+        out: Records, use_alarm: bool,
+    ) -> np.ndarray:  # fmt: skip
+        """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
+        rules: a failed call or an illegal action forfeits the contract at that table and
+        plays the lowest legal action instead; a slow call is recorded."""
+        state = tables.state
+        view = seat_view(self.engine, state, idx, np.int8(seat), mask)
+        result, dt, kind, detail = self._call(self.agents[side][seat], view, use_alarm)
+        k = idx.size
+        tables.hand_secs[idx, seat] += dt / k  # one batched call: its time split over its tables
+        tables.hand_decs[idx, seat] += 1
+        bad = np.ones(k, bool)
+        acts = np.zeros(k, np.int64)
+        if kind is None:
+            acts, bad, kind, detail = _check_actions(result, view.legal_mask)
+        label = self.pair[side]
+        if bad.any():
+            acts = np.where(bad, np.argmax(view.legal_mask, axis=1), acts)
+            t_bad = idx[bad]
+            self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
+            tables.match_forfeits[t_bad] += 1
+            for j in np.flatnonzero(bad):
+                d = detail(j) if callable(detail) else detail
+                out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
+        elif dt > self.soft:
+            d = f"took {dt:.3f} s (time limit {self.soft} s)"
+            out.events.extend(
+                self._event(tables, t, seat, label, "slow", d, dt) for t in idx.tolist()
+            )
+        return acts
+
+    def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
+        """Record the hands that just ended at tables `ended` and the games they ended; deal
+        the next hand, or start the next game of the job where a game ended."""
+        state = tables.state
+        tables.match_played[ended] += ~state.thrown_in[ended]
+        tables.match_secs[ended] += tables.hand_secs[ended].sum(axis=1)
+        out.hands.extend(self._hand_rows(tables, ended))
+        tables.hand_secs[ended] = 0
+        tables.hand_decs[ended] = 0
+        over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
+        going = ended[~over]
+        done = ended[over]
+        if done.size:
+            out.matches.extend(self._match_rows(tables, done))
+            going = np.concatenate([going, self._refill(tables, done)])
+        if going.size:
+            self.engine.deal(state, np.sort(going))
+
+    def _refill(self, tables: _Tables, done: np.ndarray) -> np.ndarray:
+        """Start the job's next games at tables `done` (their games just ended), as many as
+        are left; the other tables go idle. Returns the tables that got a game."""
+        n_new = min(done.size, len(tables.todo))
+        refill = done[:n_new]
+        tables.active[done[n_new:]] = False
+        if n_new:
+            state = tables.state
+            nxt = [tables.todo.popleft() for _ in range(n_new)]
+            self.engine.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
+            tables.orient[refill] = [o for _, o in nxt]
+            state.stream[refill] = game_streams(
+                self.seed, state.match_id[refill], tables.orient[refill]
+            )
+            tables.first_dealer[refill] = state.dealer[refill]
+            tables.match_played[refill] = 0
+            tables.match_forfeits[refill] = 0
+            tables.match_secs[refill] = 0.0
+        return refill
+
     # -- rows -------------------------------------------------------------------------------
     def _labels(self, orient: np.ndarray) -> tuple[list[str], list[str]]:
+        """Labels of the agents holding team 0 and team 1 at tables of orientations `orient`."""
         a, b = self.pair
         team0 = [a if o == 0 else b for o in orient.tolist()]
         team1 = [b if o == 0 else a for o in orient.tolist()]
         return team0, team1
 
     def _event(
-        self, state: Any, orient: np.ndarray, t: int, seat: int, label: str, kind: str,
-        detail: str, dt: float,
-    ) -> EventRow:  # fmt: skip
+        self, tables: _Tables, t: int, seat: int, label: str, kind: str, detail: str, dt: float
+    ) -> EventRow:
+        """The conduct event of `label`'s agent at `seat` of table `t`, in its current hand."""
+        state = tables.state
         return EventRow(
             pair_a=self.pair[0], pair_b=self.pair[1], match_id=int(state.match_id[t]),
-            orientation=int(orient[t]), hand_index=int(state.hand_index[t]) - 1, seat=seat,
-            agent=label, kind=kind, detail=detail, seconds=float(dt),
+            orientation=int(tables.orient[t]), hand_index=int(state.hand_index[t]) - 1,
+            seat=seat, agent=label, kind=kind, detail=detail, seconds=float(dt),
         )  # fmt: skip
 
-    def _hand_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, secs: np.ndarray,
-                   decs: np.ndarray) -> list[HandRow]:  # fmt: skip
+    def _hand_rows(self, tables: _Tables, t: np.ndarray) -> list[HandRow]:
         """Rows of the hands that just ended at tables `t` (the state is past their end)."""
+        state, orient = tables.state, tables.orient
         team0, team1 = self._labels(orient[t])
         n = t.size
         return rows_from_columns(HandRow, {
@@ -301,28 +345,30 @@ class LockstepRunner:
             **seat_columns("points", state.hand_points[t]),
             **seat_columns("score", state.scores[t]),
             **seat_columns("forfeit", state.forfeit[t].astype(int)),
-            **seat_columns("decisions", decs[t]), **seat_columns("seconds", secs[t]),
+            **seat_columns("decisions", tables.hand_decs[t]),
+            **seat_columns("seconds", tables.hand_secs[t]),
         })  # fmt: skip
 
-    def _match_rows(self, state: Any, t: np.ndarray, orient: np.ndarray, first_dealer: np.ndarray,
-                    played: np.ndarray, forfeits: np.ndarray, secs: np.ndarray) -> list[MatchRow]:  # fmt: skip
+    def _match_rows(self, tables: _Tables, t: np.ndarray) -> list[MatchRow]:
         """Rows of the games that just ended at tables `t`."""
+        state, orient = tables.state, tables.orient
         team0, team1 = self._labels(orient[t])
         winner_team = state.winner[t].tolist()
         winner = [None if w < 0 else (t0 if w == 0 else t1)
                   for w, t0, t1 in zip(winner_team, team0, team1, strict=True)]  # fmt: skip
         n_hands = state.hand_index[t].tolist()
-        n_played = played[t].tolist()
+        n_played = tables.match_played[t].tolist()
         n = t.size
         return rows_from_columns(MatchRow, {
             "pair_a": [self.pair[0]] * n, "pair_b": [self.pair[1]] * n,
             "match_id": state.match_id[t].tolist(), "orientation": orient[t].tolist(),
-            "team0": team0, "team1": team1, "first_dealer": first_dealer[t].tolist(),
+            "team0": team0, "team1": team1, "first_dealer": tables.first_dealer[t].tolist(),
             "finished": [int(w >= 0) for w in winner_team], "winner_team": winner_team,
             "winner": winner, "num_hands": n_hands, "num_played": n_played,
             "num_thrown_in": [h - p for h, p in zip(n_hands, n_played, strict=True)],
             **seat_columns("score", state.scores[t]), "target": state.target[t].tolist(),
-            "forfeits": forfeits[t].tolist(), "decision_seconds": secs[t].tolist(),
+            "forfeits": tables.match_forfeits[t].tolist(),
+            "decision_seconds": tables.match_secs[t].tolist(),
         })  # fmt: skip
 
 
