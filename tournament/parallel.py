@@ -72,17 +72,8 @@ def run_tournament(
     or a database of another tournament raises FourHundredError and changes nothing.
     `overwrite` discards an existing database first.
     """
-    rules = cfg.effective_rules
-    import_agent_modules(cfg.agent_modules)
-    for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
-        make_agent(spec, rules, seed=0)
+    fingerprint = _prepare(cfg, overwrite)
     path = cfg.db_path
-    fingerprint = cfg.fingerprint()
-    if overwrite:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-    else:
-        check_fingerprint(path, fingerprint)
     t0 = time.perf_counter()
     with ResultsDB(path, fingerprint) as db:
         dropped = db.drop_unfinished()
@@ -115,7 +106,25 @@ def run_tournament(
     return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0)
 
 
+def _prepare(cfg: TournamentConfig, overwrite: bool) -> dict[str, Any]:
+    """The tournament's fingerprint, once its agents can be made and its database is absent,
+    discarded (`overwrite`) or of this tournament; raises before anything is written."""
+    rules = cfg.effective_rules
+    import_agent_modules(cfg.agent_modules)
+    for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
+        make_agent(spec, rules, seed=0)
+    path = cfg.db_path
+    fingerprint = cfg.fingerprint()
+    if overwrite:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    else:
+        check_fingerprint(path, fingerprint)
+    return fingerprint
+
+
 def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:
+    """A tqdm progress bar of the games on stderr, or None when `cfg.progress` is off."""
     if not cfg.progress:
         return None
     from tqdm import tqdm
@@ -124,6 +133,7 @@ def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:
 
 
 def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], None]) -> None:
+    """Play `jobs` in `workers` spawned processes; `write` receives their rows here."""
     ctx = mp.get_context("spawn")
     tasks = ctx.Queue()
     results = ctx.Queue()
@@ -131,6 +141,23 @@ def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], 
         tasks.put(job)
     for _ in range(workers):
         tasks.put(None)
+    procs = _start_workers(ctx, tasks, results, workers)
+    try:
+        _collect(results, procs, len(jobs), write)
+        for p in procs:
+            p.join(timeout=10)
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        tasks.close()
+        results.close()
+
+
+def _start_workers(ctx: Any, tasks: Any, results: Any, workers: int) -> list[Any]:
+    """Start `workers` processes playing jobs from `tasks`, each with one numpy/torch thread."""
     procs = [
         ctx.Process(target=_worker, args=(tasks, results, os.getpid()), daemon=True)
         for _ in range(workers)
@@ -147,32 +174,28 @@ def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], 
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    remaining = len(jobs)
-    try:
-        while remaining:
-            try:
-                kind, job_id, payload = results.get(timeout=1.0)
-            except queue.Empty:
-                dead = [p for p in procs if p.exitcode not in (None, 0)]
-                if dead:
-                    raise RuntimeError(
-                        f"tournament worker died (exit code {dead[0].exitcode}); "
-                        "rerun the same command to resume"
-                    ) from None
-                continue
-            if kind == "records":
-                write(payload)
-            elif kind == "done":
-                remaining -= 1
-            else:
-                raise RuntimeError(f"tournament job {job_id} failed in a worker:\n{payload}")
-        for p in procs:
-            p.join(timeout=10)
-    finally:
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join(timeout=5)
-        tasks.close()
-        results.close()
+    return procs
+
+
+def _collect(
+    results: Any, procs: Sequence[Any], remaining: int, write: Callable[[Records], None]
+) -> None:
+    """Hand the workers' rows to `write` until `remaining` jobs are done; a failed job or a
+    dead worker raises RuntimeError."""
+    while remaining:
+        try:
+            kind, job_id, payload = results.get(timeout=1.0)
+        except queue.Empty:
+            dead = [p for p in procs if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(
+                    f"tournament worker died (exit code {dead[0].exitcode}); "
+                    "rerun the same command to resume"
+                ) from None
+            continue
+        if kind == "records":
+            write(payload)
+        elif kind == "done":
+            remaining -= 1
+        else:
+            raise RuntimeError(f"tournament job {job_id} failed in a worker:\n{payload}")

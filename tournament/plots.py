@@ -332,50 +332,7 @@ def figure_score_trajectories(
     fig = new_figure(6.2 * cols, 1.4 + 3.6 * rows)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     for ax, key in zip(axes, games, strict=False):
-        hands = db.query(
-            "SELECT hand_index, team0, team1, score0, score1, score2, score3 FROM hands "
-            "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ? "
-            "ORDER BY hand_index",
-            key,
-        )
-        (match,) = db.query(
-            "SELECT team0, team1, winner_team, finished, num_hands, target FROM matches "
-            "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?",
-            key,
-        )
-        team0, team1, winner_team, finished, num_hands, final_target = match
-        x = np.array([0] + [h[0] + 1 for h in hands])
-        scores = np.array([[0, 0, 0, 0]] + [h[3:] for h in hands], np.float64)
-        for seat in range(4):
-            ax.plot(x, scores[:, seat], color=SEAT_COLORS[seat], linestyle=SEAT_STYLES[seat],
-                    linewidth=1.7, marker="o", markersize=2.5)  # fmt: skip
-        ax.axhline(target, color="0.2", linestyle=":", linewidth=1.3)
-        ax.text(0.01, target, f" {target} (target)", transform=ax.get_yaxis_transform(),
-                va="bottom", ha="left", fontsize=8.5, color="0.2")  # fmt: skip
-        if final_target and final_target != target:
-            ax.axhline(final_target, color="0.5", linestyle=":", linewidth=1)
-            ax.text(0.01, final_target, f" {final_target} (raised target)",
-                    transform=ax.get_yaxis_transform(), va="bottom", ha="left", fontsize=8,
-                    color="0.4")  # fmt: skip
-        ax.axhline(0, color="0.6", linewidth=0.8)
-        top = max(scores.max(), final_target or target, target)
-        ax.set_ylim(min(scores.min(), 0) - 5, top + 9)
-        ax.set_xlim(0, x[-1] + max(0.5, 0.02 * x[-1]))
-        from matplotlib.ticker import MaxNLocator
-
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        result = (
-            f"won by {team0 if winner_team == 0 else team1} (team {winner_team})"
-            if finished
-            else f"unfinished after {num_hands} hands (draw)"
-        )
-        ax.set_title(
-            f"match {key[2]}{'ab'[key[3]]}: team 0 {team0} v team 1 {team1}\n{result}",
-            fontsize=9.5,
-        )
-        ax.set_xlabel("hands played")
-        ax.set_ylabel("score (points)")
-        ax.grid(True, alpha=0.3)
+        _draw_trajectory(ax, db, key, target)
     for ax in axes[len(games) :]:
         ax.set_visible(False)
     handles = [
@@ -389,6 +346,55 @@ def figure_score_trajectories(
         fontsize=12,
     )
     return fig
+
+
+def _draw_trajectory(ax: Any, db: ResultsDB, key: tuple, target: int) -> None:
+    """The scores of one game (game key `key`) hand by hand on `ax`, with the rules' target
+    and the raised target the game ended at, if it rose."""
+    from matplotlib.ticker import MaxNLocator
+
+    hands = db.query(
+        "SELECT hand_index, team0, team1, score0, score1, score2, score3 FROM hands "
+        "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ? "
+        "ORDER BY hand_index",
+        key,
+    )
+    (match,) = db.query(
+        "SELECT team0, team1, winner_team, finished, num_hands, target FROM matches "
+        "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?",
+        key,
+    )
+    team0, team1, winner_team, finished, num_hands, final_target = match
+    x = np.array([0] + [h[0] + 1 for h in hands])
+    scores = np.array([[0, 0, 0, 0]] + [h[3:] for h in hands], np.float64)
+    for seat in range(4):
+        ax.plot(x, scores[:, seat], color=SEAT_COLORS[seat], linestyle=SEAT_STYLES[seat],
+                linewidth=1.7, marker="o", markersize=2.5)  # fmt: skip
+    ax.axhline(target, color="0.2", linestyle=":", linewidth=1.3)
+    ax.text(0.01, target, f" {target} (target)", transform=ax.get_yaxis_transform(),
+            va="bottom", ha="left", fontsize=8.5, color="0.2")  # fmt: skip
+    if final_target and final_target != target:
+        ax.axhline(final_target, color="0.5", linestyle=":", linewidth=1)
+        ax.text(0.01, final_target, f" {final_target} (raised target)",
+                transform=ax.get_yaxis_transform(), va="bottom", ha="left", fontsize=8,
+                color="0.4")  # fmt: skip
+    ax.axhline(0, color="0.6", linewidth=0.8)
+    top = max(scores.max(), final_target or target, target)
+    ax.set_ylim(min(scores.min(), 0) - 5, top + 9)
+    ax.set_xlim(0, x[-1] + max(0.5, 0.02 * x[-1]))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    result = (
+        f"won by {team0 if winner_team == 0 else team1} (team {winner_team})"
+        if finished
+        else f"unfinished after {num_hands} hands (draw)"
+    )
+    ax.set_title(
+        f"match {key[2]}{'ab'[key[3]]}: team 0 {team0} v team 1 {team1}\n{result}",
+        fontsize=9.5,
+    )
+    ax.set_xlabel("hands played")
+    ax.set_ylabel("score (points)")
+    ax.grid(True, alpha=0.3)
 
 
 def _empty(title: str, message: str) -> Any:
