@@ -84,6 +84,7 @@ class TournamentConfig:
     """How often a job sends finished rows to the database while it runs."""
 
     def __post_init__(self) -> None:
+        """Convert and check each field by its annotation, then the ranges."""
         check_fields(self)
         self._check_agents()
         for name in _POSITIVE:
@@ -181,7 +182,7 @@ def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> Tou
             # the one field without a default: say so rather than let __init__ raise TypeError
             raise ConfigError(f"{source} has no 'agents': expected a list of agent specs")
         return build(TournamentConfig, _loose_values(values), source)
-    except ConfigError as e:  # the loader's own errors, and the ranges checked above
+    except ConfigError as e:  # the loader's own errors, and the range checks of __post_init__
         raise TournamentConfigError(str(e)) from None
 
 

@@ -244,6 +244,7 @@ class ResultsDB:
             )
 
     def close(self) -> None:
+        """Close the connection (every write is already committed)."""
         self.con.close()
 
     def __enter__(self) -> ResultsDB:
@@ -288,9 +289,11 @@ class ResultsDB:
 
     # -- reading ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """All rows of a SELECT."""
         return self.con.execute(sql, params).fetchall()
 
     def meta(self) -> dict[str, str]:
+        """The ``meta`` table: schema version and fingerprint (JSON text)."""
         return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
 
 

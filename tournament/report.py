@@ -40,6 +40,7 @@ FORFEIT_KINDS = ("timeout", "error", "illegal")
 
 
 def _rate(score: float, n: int) -> dict[str, float | int]:
+    """A win rate of `score` out of `n` games with its Wilson 95% interval."""
     lo, hi = wilson_interval(score, n)
     return {
         "games": n,
@@ -289,6 +290,8 @@ _HAND_SQL = (
 def _hand_stats(
     db: ResultsDB, cfg: TournamentConfig, labels: list[str], pairs: set[tuple[str, str]]
 ) -> dict[str, dict[str, float | int]]:
+    """Per agent, its hand statistics (see the module docstring) over the hands of finished
+    games against other agents."""
     rows = [
         r for r in db.query(_HAND_SQL, (cfg.matches,)) if (r[0], r[1]) in pairs and r[0] != r[1]
     ]
@@ -333,6 +336,8 @@ def _hand_stats(
 
 
 def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) -> dict[str, Any]:
+    """Conduct events counted by agent (forfeits, slow moves, by kind) and the first ten
+    forfeits as examples."""
     rows = [
         r
         for r in db.query(

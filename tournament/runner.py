@@ -39,7 +39,14 @@ from tournament.config import TournamentConfigError
 from tournament.db import EventRow, HandRow, MatchRow, rows_from_columns, seat_columns
 from tournament.planning import Job
 
-__all__ = ["LockstepRunner", "Records", "game_streams", "make_job_agents", "run_job"]
+__all__ = [
+    "LockstepRunner",
+    "Records",
+    "game_streams",
+    "import_agent_modules",
+    "make_job_agents",
+    "run_job",
+]
 
 
 @dataclass
