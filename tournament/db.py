@@ -282,10 +282,12 @@ class ResultsDB:
         events: Iterable[EventRow] = (),
     ) -> None:
         """Insert rows (or plain tuples in the same column order), in one commit."""
+        # As plain tuples: sqlite3 binds an exact tuple's values directly but a named tuple's
+        # one by one through the sequence protocol, twice as slow over a tournament's rows.
         with self.con:
-            self.con.executemany(_insert("hands", HAND_COLUMNS), hands)
-            self.con.executemany(_insert("events", EVENT_COLUMNS), events)
-            self.con.executemany(_insert("matches", MATCH_COLUMNS), matches)
+            self.con.executemany(_insert("hands", HAND_COLUMNS), map(tuple, hands))
+            self.con.executemany(_insert("events", EVENT_COLUMNS), map(tuple, events))
+            self.con.executemany(_insert("matches", MATCH_COLUMNS), map(tuple, matches))
 
     # -- reading ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
