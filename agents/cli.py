@@ -77,10 +77,11 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
     "play a duplicate tournament between agents; print and save the leaderboard",
 )(_add_tournament)
 def _tournament(args: argparse.Namespace) -> int:
-    from agents.db import ResultsDB
     from agents.registry import available_agents
-    from agents.report import build_report, format_report, log_tensorboard, write_report
-    from agents.tournament import load_config, run_tournament
+    from tournament.config import load_config
+    from tournament.db import ResultsDB
+    from tournament.parallel import run_tournament
+    from tournament.report import build_report, format_report, log_tensorboard, write_report
 
     if args.list_agents:
         for name, desc in available_agents().items():
@@ -122,7 +123,7 @@ def _tournament(args: argparse.Namespace) -> int:
         log_tensorboard(report, cfg.tensorboard)
         print(f"TensorBoard: {cfg.tensorboard}")
     if args.plots:
-        from agents.plots import write_tournament_plots
+        from tournament.plots import write_tournament_plots
 
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))

@@ -142,7 +142,8 @@ def test_play_quits_cleanly_and_rejects_bad_setups(monkeypatch, capsys) -> None:
 def test_a_person_in_a_tournament_plays_in_process_and_quit_stops_the_run(
     monkeypatch, capsys, tmp_path
 ) -> None:
-    from agents.tournament import load_config, plan_jobs
+    from tournament.config import load_config
+    from tournament.planning import plan_jobs
 
     cfg = load_config(None, {"agents": ["human", "random"], "matches": 2, "workers": 2})
     assert cfg.interactive and {j.table_batch for j in plan_jobs(cfg)} == {1}

@@ -14,18 +14,12 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from agents.plots import (
-    ReadOnlyResults,
-    bids_and_tricks,
-    config_from_db,
-    load_report,
-    pick_games,
-    write_tournament_plots,
-)
-from agents.report import build_report
 from fourhundred_env.cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from tests.plot_data import EVAL_EVERY, SYNTHETIC_UPDATES, PlotData, plot_data
+from tournament.db import ReadOnlyResults
+from tournament.plots import bids_and_tricks, pick_games, write_tournament_plots
+from tournament.report import build_report, config_from_db, load_report
 from train.plots import (
     NoRunsError,
     auto_smoothing,

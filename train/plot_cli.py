@@ -2,7 +2,7 @@
 
 Run folders (TensorBoard event files of `fourhundred train`) give learning curves
 (:mod:`train.plots`); a tournament's SQLite file gives its report figures
-(:mod:`agents.plots`). matplotlib and tensorboard are imported only when the command runs.
+(:mod:`tournament.plots`). matplotlib and tensorboard are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
                 f"plot {' '.join(args.paths)}: expected either one results database "
                 f"({'/'.join(DB_SUFFIXES)}) or run folders, not both or several databases"
             )
-        from agents.plots import write_tournament_plots
+        from tournament.plots import write_tournament_plots
 
         db = dbs[0]
         out = Path(args.out) if args.out else db.parent / "plots"

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.plots import new_figure, save_figure
 from fourhundred_env.errors import FourHundredError
+from tournament.figures import new_figure, save_figure
 
 WIN_RATE = "eval/win_rate"
 WIN_LOW = "eval/win_rate_low"

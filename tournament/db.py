@@ -24,7 +24,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
 
 from fourhundred_env.errors import FourHundredError
 
@@ -32,23 +34,120 @@ SCHEMA_VERSION = 1
 GameKey = tuple[str, str, int, int]
 
 _SEATS = range(4)
-HAND_COLUMNS: tuple[str, ...] = (
-    "pair_a", "pair_b", "match_id", "orientation", "hand_index", "team0", "team1",
-    "dealer", "required_total", "thrown_in", "redeal_seat", "claim_seat",
-    *(f"bid{s}" for s in _SEATS), *(f"tricks{s}" for s in _SEATS),
-    *(f"points{s}" for s in _SEATS), *(f"score{s}" for s in _SEATS),
-    *(f"forfeit{s}" for s in _SEATS), *(f"decisions{s}" for s in _SEATS),
-    *(f"seconds{s}" for s in _SEATS),
-)  # fmt: skip
-MATCH_COLUMNS: tuple[str, ...] = (
-    "pair_a", "pair_b", "match_id", "orientation", "team0", "team1", "first_dealer",
-    "finished", "winner_team", "winner", "num_hands", "num_played", "num_thrown_in",
-    *(f"score{s}" for s in _SEATS), "target", "forfeits", "decision_seconds",
-)  # fmt: skip
-EVENT_COLUMNS: tuple[str, ...] = (
-    "pair_a", "pair_b", "match_id", "orientation", "hand_index", "seat", "agent", "kind",
-    "detail", "seconds",
-)  # fmt: skip
+
+
+# -- rows: one named tuple per table, its fields the table's columns in order -------------------
+# Named tuples rather than dataclasses: a row stays a plain tuple, so sqlite3 inserts it as it
+# is, a worker pickles it cheaply to the parent, and code that reads rows by position works.
+class HandRow(NamedTuple):
+    """A row of ``hands``: one finished hand (played or thrown in), per-seat values by seat."""
+
+    pair_a: str
+    pair_b: str
+    match_id: int
+    orientation: int
+    hand_index: int  # 0 for the first hand of the match
+    team0: str  # label of the agent on seats 0 and 2
+    team1: str
+    dealer: int
+    required_total: int
+    thrown_in: int  # 1: thrown in without a score
+    redeal_seat: int  # -1: none asked
+    claim_seat: int  # -1: the hand was played out
+    bid0: int
+    bid1: int
+    bid2: int
+    bid3: int
+    tricks0: int
+    tricks1: int
+    tricks2: int
+    tricks3: int
+    points0: int  # the seat's score change in this hand
+    points1: int
+    points2: int
+    points3: int
+    score0: int  # the seat's score after this hand
+    score1: int
+    score2: int
+    score3: int
+    forfeit0: int  # 1: the seat's contract was forfeited under the conduct rules
+    forfeit1: int
+    forfeit2: int
+    forfeit3: int
+    decisions0: int  # agent calls that served the seat at this table during the hand
+    decisions1: int
+    decisions2: int
+    decisions3: int
+    seconds0: float  # the seat's agent time at this table (a batched call split evenly)
+    seconds1: float
+    seconds2: float
+    seconds3: float
+
+
+class MatchRow(NamedTuple):
+    """A row of ``matches``: one finished game (won, or stopped unfinished at `max_hands`)."""
+
+    pair_a: str
+    pair_b: str
+    match_id: int
+    orientation: int
+    team0: str
+    team1: str
+    first_dealer: int
+    finished: int  # 0: stopped unfinished (a draw)
+    winner_team: int  # -1 when unfinished
+    winner: str | None  # label of the winning agent, None when unfinished
+    num_hands: int
+    num_played: int
+    num_thrown_in: int
+    score0: int  # final scores by seat
+    score1: int
+    score2: int
+    score3: int
+    target: int  # the target at the end (it rises when both teams qualify at once)
+    forfeits: int  # forfeited contracts in the game, both sides
+    decision_seconds: float  # agent time of all seats at this table
+
+
+class EventRow(NamedTuple):
+    """A row of ``events``: a forfeit (timeout, error, illegal) or a slow move at one table
+    (``id``, the table's own key, is assigned by SQLite)."""
+
+    pair_a: str
+    pair_b: str
+    match_id: int
+    orientation: int
+    hand_index: int
+    seat: int
+    agent: str  # label of the agent that misbehaved
+    kind: str  # "timeout", "error", "illegal" or "slow"
+    detail: str
+    seconds: float  # the call's time
+
+
+Row = TypeVar("Row", HandRow, MatchRow, EventRow)
+HAND_COLUMNS: tuple[str, ...] = HandRow._fields
+MATCH_COLUMNS: tuple[str, ...] = MatchRow._fields
+EVENT_COLUMNS: tuple[str, ...] = EventRow._fields
+
+
+def seat_columns(name: str, values: np.ndarray) -> dict[str, list[Any]]:
+    """The per-seat columns ``name0`` .. ``name3`` of rows from (n, 4) `values`, by seat."""
+    return {f"{name}{s}": values[:, s].tolist() for s in _SEATS}
+
+
+def rows_from_columns(row_type: type[Row], columns: Mapping[str, Sequence[Any]]) -> list[Row]:
+    """Rows of `row_type` from one equally long sequence per column, given by name (any order).
+
+    A missing or unknown column name is an error: rows are never built by position.
+    """
+    names = row_type._fields
+    if set(columns) != set(names):
+        missing = [n for n in names if n not in columns]
+        unknown = sorted(set(columns) - set(names))
+        raise ValueError(f"{row_type.__name__}: missing columns {missing}, unknown {unknown}")
+    return list(map(row_type._make, zip(*(columns[n] for n in names), strict=True)))
+
 
 _KEY = "pair_a TEXT NOT NULL, pair_b TEXT NOT NULL, match_id INTEGER NOT NULL, orientation INTEGER NOT NULL"
 _SCHEMA = f"""
@@ -145,6 +244,7 @@ class ResultsDB:
             )
 
     def close(self) -> None:
+        """Close the connection (every write is already committed)."""
         self.con.close()
 
     def __enter__(self) -> ResultsDB:
@@ -177,23 +277,48 @@ class ResultsDB:
     # -- writing ----------------------------------------------------------------------------
     def write(
         self,
-        hands: Iterable[Sequence[Any]] = (),
-        matches: Iterable[Sequence[Any]] = (),
-        events: Iterable[Sequence[Any]] = (),
+        hands: Iterable[HandRow] = (),
+        matches: Iterable[MatchRow] = (),
+        events: Iterable[EventRow] = (),
     ) -> None:
-        """Insert rows (tuples in the order of HAND_COLUMNS, MATCH_COLUMNS, EVENT_COLUMNS), one commit."""
+        """Insert rows (or plain tuples in the same column order), in one commit."""
+        # As plain tuples: sqlite3 binds an exact tuple's values directly but a named tuple's
+        # one by one through the sequence protocol, twice as slow over a tournament's rows.
         with self.con:
-            self.con.executemany(_insert("hands", HAND_COLUMNS), hands)
-            self.con.executemany(_insert("events", EVENT_COLUMNS), events)
-            self.con.executemany(_insert("matches", MATCH_COLUMNS), matches)
+            self.con.executemany(_insert("hands", HAND_COLUMNS), map(tuple, hands))
+            self.con.executemany(_insert("events", EVENT_COLUMNS), map(tuple, events))
+            self.con.executemany(_insert("matches", MATCH_COLUMNS), map(tuple, matches))
 
     # -- reading ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """All rows of a SELECT."""
         return self.con.execute(sql, params).fetchall()
 
     def meta(self) -> dict[str, str]:
+        """The ``meta`` table: schema version and fingerprint (JSON text)."""
         return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
 
 
 def _insert(table: str, columns: Sequence[str]) -> str:
     return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+class ReadOnlyResults(ResultsDB):
+    """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FourHundredError(
+                f"results database {str(self.path)!r} does not exist: expected the SQLite file "
+                "of a tournament (fourhundred tournament --db / --out)"
+            )
+        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            self.meta()
+        except sqlite3.DatabaseError as e:
+            self.con.close()
+            raise DatabaseMismatchError(
+                f"{str(self.path)!r} is not a fourhundred tournament database ({e}): "
+                "expected one written by `fourhundred tournament`"
+            ) from None
