@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.human import HumanAgent, QuitGame, hand_line, play_match, render_view
+from fourhundred_cli import main as cli_main
 from fourhundred_env.cards import BID_OFFSET, cards_to_set, parse_card, parse_hand
-from fourhundred_env.cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table

@@ -14,7 +14,7 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from fourhundred_env.cli import main as cli_main
+from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from tests.plot_data import EVAL_EVERY, SYNTHETIC_UPDATES, PlotData, plot_data
 from tournament.db import ReadOnlyResults

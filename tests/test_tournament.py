@@ -15,7 +15,7 @@ import pytest
 
 from agents import register_agent
 from agents.base import Agent, RandomAgent
-from fourhundred_env.cli import main as cli_main
+from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView

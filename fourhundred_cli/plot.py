@@ -11,13 +11,15 @@ import argparse
 import os
 from pathlib import Path
 
-from fourhundred_env.cli import subcommand
 from fourhundred_env.errors import FourHundredError
+
+NAME = "plot"
+HELP = "write PNG plots of training runs or of a tournament results database"
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
-def _add(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="PATH",
         help="run folders (or a folder of runs) to overlay, or one tournament .sqlite/.db file",
@@ -37,8 +39,7 @@ def _is_db(path: Path) -> bool:
     return path.suffix.lower() in DB_SUFFIXES
 
 
-@subcommand("plot", "write PNG plots of training runs or of a tournament results database")(_add)
-def _plot(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except ModuleNotFoundError as e:

@@ -1,4 +1,4 @@
-"""Subcommands `fourhundred tournament` and `fourhundred play` (registered on import)."""
+"""`fourhundred tournament`: a duplicate tournament between agents, its leaderboard and report."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from fourhundred_env.cli import subcommand
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.rules import Rules
+
+NAME = "tournament"
+HELP = "play a duplicate tournament between agents; print and save the leaderboard"
 
 DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 
-def _add_tournament(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="YAML tournament config (see configs/); flags override it")
     p.add_argument(
         "--agents", nargs="+", metavar="SPEC",
@@ -72,11 +73,7 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-@subcommand(
-    "tournament",
-    "play a duplicate tournament between agents; print and save the leaderboard",
-)(_add_tournament)
-def _tournament(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from agents.registry import available_agents
     from tournament.config import load_config
     from tournament.db import ResultsDB
@@ -127,30 +124,4 @@ def _tournament(args: argparse.Namespace) -> int:
 
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))
-    return 0
-
-
-def _add_play(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seat", type=int, default=0, help="your seat 0-3 (default 0; team = seat % 2)")
-    p.add_argument(
-        "--bots", nargs="+", default=["heuristic"], metavar="SPEC",
-        help="one agent for all three bots, or three (for the other seats in order); default heuristic",
-    )  # fmt: skip
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
-    p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
-    p.add_argument(
-        "--max-hands", type=int, default=200, help="stop the match after this many hands"
-    )
-
-
-@subcommand("play", "play a match in the terminal against three bots")(_add_play)
-def _play(args: argparse.Namespace) -> int:
-    import secrets
-
-    from agents.human import play_match
-
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    rules = Rules.preset(args.rules)
-    print(f"(seed {seed}: replay this match with --seed {seed})")
-    play_match(args.seat, args.bots, rules, seed, args.max_hands)
     return 0
