@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from fourhundred_env.configs import build, check_fields, load_yaml
-from fourhundred_env.errors import ConfigError
+from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.registry import parse_spec, spec_settings
 from fourhundred_env.rules import Rules
 
 __all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "load_config"]
@@ -142,7 +143,7 @@ class TournamentConfig:
     @property
     def interactive(self) -> bool:
         """A person plays (agent `human`): games one at a time, in this process."""
-        return any(spec.partition(":")[0] == "human" for spec in self.agents)
+        return any(parse_spec(spec)[0] == "human" for spec in self.agents)
 
     @property
     def db_path(self) -> Path:
@@ -161,9 +162,9 @@ class TournamentConfig:
         """What a results database must agree on to be resumed: agents, rules, seed, max_hands."""
         files = {}
         for spec in self.agents:
-            arg = spec.partition(":")[2]
-            if arg and Path(arg).is_file():
-                files[spec] = hashlib.sha256(Path(arg).read_bytes()).hexdigest()
+            path = _spec_file(spec)
+            if path is not None:
+                files[spec] = hashlib.sha256(path.read_bytes()).hexdigest()
         return {
             "agents": sorted(self.agents),
             "agent_files": files,
@@ -171,6 +172,15 @@ class TournamentConfig:
             "seed": self.seed,
             "max_hands": self.max_hands,
         }
+
+
+def _spec_file(spec: str) -> Path | None:
+    """The file an agent spec names (a checkpoint: ``neural:PATH``), if any, else None."""
+    try:
+        path = getattr(spec_settings(spec), "path", None)
+    except FourHundredError:  # an unknown agent or bad settings: refused when agents are made
+        return None
+    return Path(path) if isinstance(path, str) and Path(path).is_file() else None
 
 
 def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:
