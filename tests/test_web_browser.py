@@ -102,6 +102,7 @@ def _start(page: Any, base_url: str, seed: int) -> None:
     page.fill("#seed", str(seed))
     page.click("#start")
     _idle(page)
+    assert page.get_attribute("#play", "data-phase") in ("bid", "play", "hand_over")
 
 
 def test_a_whole_hand_played_by_clicking(page: Any, base_url: str) -> None:
@@ -152,7 +153,7 @@ def test_a_recorded_match_replayed_card_by_card(page: Any) -> None:
     page.wait_for_selector("#w-matches tbody tr")
     assert "Every agent of this tournament can be replayed" in page.inner_text("#watch-summary")
     page.select_option("#w-sort", "surprise")
-    page.wait_for_selector("#w-matches tbody tr")
+    page.wait_for_selector('#w-matches[data-sort="surprise"] tbody tr')
     page.locator("#w-matches tbody tr").first.click()
     page.wait_for_selector("#twins .twin .table")
     assert page.locator("#twins .status.ok").count() == 2

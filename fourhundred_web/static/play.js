@@ -40,7 +40,14 @@ const Play = {
       rules: document.getElementById("rules").value,
     };
     if (seed !== "") body.seed = Number(seed);
-    const data = await api("/api/tables", { method: "POST", body });
+    this.setBusy(true); // busy from the click on: the page shows no table until it has one
+    let data;
+    try {
+      data = await api("/api/tables", { method: "POST", body });
+    } catch (e) {
+      this.setBusy(false);
+      return;
+    }
     this.tableId = data.id;
     document.getElementById("setup").hidden = true;
     document.getElementById("game").hidden = false;

@@ -87,6 +87,7 @@ const Watch = {
         el("td", { class: m.split ? "win" : "" }, signed(m.margin) + (m.split ? " split" : "")),
         el("td", {}, m.max_bid), el("td", {}, m.big_bids)));
     }
+    table.dataset.sort = q.get("sort"); // what the rows shown are sorted by
     this.offset += data.matches.length;
     document.getElementById("w-more").hidden = this.offset >= data.total;
   },
