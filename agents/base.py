@@ -120,6 +120,10 @@ class Agent:
     stateless: bool = True
     """Each decision depends on the view in hand alone (and the seed), nothing remembered
     from earlier calls: one instance may then play several seats in a play-out."""
+    replayable: bool = False
+    """Each decision is a function of the view, the seed and the game's stream key alone (no
+    generator advanced by earlier calls): a game of a tournament can then be played again,
+    card for card, from its database (:mod:`tournament.replay`). False unless a bot says so."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -212,6 +216,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    replayable = True  # its draws hash the seed, the stream and the position
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, max_bid: int | None = 4) -> None:
         super().__init__(rules, seed)

@@ -697,6 +697,7 @@ class HeuristicAgent(Agent):
     """Rule-based bidding and card play, compiled (see the module docstring)."""
 
     name = "heuristic"
+    replayable = True  # its explore draws hash the seed, the stream and the position
     _MIN_BIDS = False
     """True: bid like `minbid` (the kernel's min_bids switch) instead of by the evaluation."""
 

@@ -59,6 +59,7 @@ class NeuralAgent(Agent):
             self.trained_rules, self.meta = rules, {}
         self.path = path
         self.sample = sample
+        self.replayable = not sample  # sampling advances a torch generator across calls
         self.name = f"neural:{path}"
         self._gen = torch.Generator(device=self.device).manual_seed(seed)
 
@@ -101,6 +102,9 @@ class BidPlayAgent(Agent):
     def __init__(self, bidder: Agent, player: Agent, name: str) -> None:
         super().__init__(bidder.rules, bidder.seed)
         self.bidder, self.player, self.name = bidder, player, name
+        self.replayable = bool(
+            getattr(bidder, "replayable", False) and getattr(player, "replayable", False)
+        )
 
     def reset(self, num_tables: int) -> None:
         self.bidder.reset(num_tables)

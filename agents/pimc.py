@@ -99,6 +99,7 @@ class PimcAgent(Agent):
     """See the module docstring."""
 
     name = "pimc"
+    replayable = False  # its worlds come from self.rng, which every call advances
 
     def __init__(
         self,

@@ -14,10 +14,12 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from fourhundred_cli import bid_eval, evaluate_run, match, play, plot, tournament, train
+from fourhundred_cli import bid_eval, evaluate_run, match, play, plot, serve, tournament, train
 from fourhundred_env.errors import FourHundredError
 
-COMMANDS: tuple[ModuleType, ...] = (tournament, play, match, train, evaluate_run, bid_eval, plot)
+COMMANDS: tuple[ModuleType, ...] = (
+    tournament, play, match, train, evaluate_run, bid_eval, plot, serve,
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

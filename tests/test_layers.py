@@ -1,4 +1,4 @@
-"""Imports point one way: rules core <- envs <- agents <- tournament / train <- CLI.
+"""Imports point one way: rules core <- envs <- agents <- tournament / train <- CLI / web.
 
 Read from the source (every import statement, lazy ones inside functions included, and
 ``import_module("...")`` calls) and checked by importing in a fresh interpreter: what each
@@ -25,9 +25,11 @@ LAYERS = {
     "tournament": 3,
     "train": 3,
     "fourhundred_cli": 4,
+    "fourhundred_web": 4,
 }
-# train may use the tournament (its evaluations play tournaments); nothing else sideways
-SIDEWAYS = {("train", "tournament")}
+# train may use the tournament (its evaluations play tournaments), the command line starts
+# the web server; nothing else sideways
+SIDEWAYS = {("train", "tournament"), ("fourhundred_cli", "fourhundred_web")}
 
 
 def _package_of(module: str) -> str | None:
@@ -37,7 +39,7 @@ def _package_of(module: str) -> str | None:
     return None
 
 
-_MODULE_TEXT = re.compile(r"^(agents|train|tournament|fourhundred_cli)(\.\w+)+$")
+_MODULE_TEXT = re.compile(r"^(agents|train|tournament|fourhundred_cli|fourhundred_web)(\.\w+)+$")
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -69,7 +71,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 def _source_files() -> list[tuple[str, Path]]:
     files = []
-    for pkg in ("fourhundred_env", "agents", "tournament", "train", "fourhundred_cli"):
+    for pkg in ("fourhundred_env", "agents", "tournament", "train", "fourhundred_cli",
+                "fourhundred_web"):  # fmt: skip
         for path in sorted((ROOT / pkg).rglob("*.py")) if (ROOT / pkg).is_dir() else []:
             module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
             files.append((_package_of(module) or pkg, path))
@@ -120,8 +123,11 @@ def _loaded(code: str) -> set[str]:
         ("from agents import make_agent; [make_agent(s) for s in "
          "('random', 'heuristic', 'heuristic-v1', 'minbid', 'pimc')]",
          {"torch", "gymnasium", "train", "tournament"}),
+        ("import fourhundred_cli", {"torch", "gymnasium", "train", "starlette", "uvicorn"}),
+        ("from fourhundred_web.app import create_app; create_app()",
+         {"torch", "gymnasium", "train", "fourhundred_cli"}),
     ],
-    ids=["core", "core-modules", "envs", "agents-without-neural"],
+    ids=["core", "core-modules", "envs", "agents-without-neural", "cli", "web"],
 )  # fmt: skip
 def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> None:
     assert not _loaded(code) & forbidden

@@ -2,7 +2,8 @@
 
 Tables (one row per finished hand, per finished match, per conduct event)::
 
-    meta     key, value                 schema version and the tournament fingerprint (JSON)
+    meta     key, value                 schema version, the tournament fingerprint (JSON) and
+                                        how its agents were seeded ("seeding": the job split)
     hands    game key, hand_index       dealer, bids, tricks, points, scores, forfeits,
                                         decisions and seconds per seat (deal = seed, match, hand)
     matches  game key                   team labels, winner, hands, final scores, seconds
@@ -295,8 +296,16 @@ class ResultsDB:
         return self.con.execute(sql, params).fetchall()
 
     def meta(self) -> dict[str, str]:
-        """The ``meta`` table: schema version and fingerprint (JSON text)."""
+        """The ``meta`` table: schema version, fingerprint and seeding (JSON text)."""
         return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    def record_meta(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store `value` (as JSON) under `key` in ``meta`` unless the key is there already:
+        like the fingerprint, the first run of a tournament writes it."""
+        with self.con:
+            self.con.execute(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, json.dumps(dict(value)))
+            )
 
 
 def _insert(table: str, columns: Sequence[str]) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from agents.registry import make_agent
 from tournament.config import TournamentConfig
 from tournament.db import ResultsDB, check_fingerprint
-from tournament.planning import Job, plan_jobs
+from tournament.planning import Job, plan_jobs, seeding_meta
 from tournament.runner import Records, import_agent_modules, run_job
 
 __all__ = ["RunSummary", "run_tournament"]
@@ -76,6 +76,8 @@ def run_tournament(
     path = cfg.db_path
     t0 = time.perf_counter()
     with ResultsDB(path, fingerprint) as db:
+        # what a replay needs beyond the fingerprint to seed the agents as the jobs did
+        db.record_meta("seeding", seeding_meta(cfg))
         dropped = db.drop_unfinished()
         done = db.finished_games()
         jobs = plan_jobs(cfg, done)

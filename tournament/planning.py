@@ -15,7 +15,10 @@ import numpy as np
 
 from tournament.config import TournamentConfig
 
-__all__ = ["Job", "plan_jobs"]
+__all__ = ["SEEDING_SCHEME", "Job", "plan_jobs", "seeding_meta"]
+
+SEEDING_SCHEME = "job-chunk"
+"""How agents are seeded: by pairing, chunk of match ids, side and seat (`Job.agent_seed`)."""
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,14 @@ def plan_jobs(
                         table_batch, cfg.agent_modules, cfg.flush_seconds)
                 )  # fmt: skip
     return jobs
+
+
+def seeding_meta(cfg: TournamentConfig) -> dict[str, Any]:
+    """What the results database records of how the agents were seeded, so that a game can
+    be played again (:mod:`tournament.replay`): the scheme, the job split and the modules
+    that register agents."""
+    return {
+        "scheme": SEEDING_SCHEME,
+        "chunk_matches": cfg.chunk_matches,
+        "agent_modules": list(cfg.agent_modules),
+    }
