@@ -117,11 +117,16 @@ def _loaded(code: str) -> set[str]:
          {"torch", "gymnasium", "agents", "train", "tournament"}),
         ("import fourhundred_env.envs",
          {"torch", "pettingzoo", "agents", "train", "tournament"}),
+        ("import gymnasium as gym, fourhundred_env.envs; "
+         "gym.make('FourHundred-v0', render_mode='rgb_array').reset(seed=0)",
+         {"torch", "PIL", "matplotlib", "stable_baselines3", "train", "tournament"}),
+        ("import fourhundred_env.envs.sb3", {"agents", "train", "tournament"}),
         ("from agents import make_agent; [make_agent(s) for s in "
          "('random', 'heuristic', 'heuristic-v1', 'minbid', 'pimc')]",
          {"torch", "gymnasium", "train", "tournament"}),
     ],
-    ids=["core", "core-modules", "envs", "agents-without-neural"],
+    ids=["core", "core-modules", "envs", "envs-rendering-lazily", "sb3-adapter",
+         "agents-without-neural"],
 )  # fmt: skip
 def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> None:
     assert not _loaded(code) & forbidden
