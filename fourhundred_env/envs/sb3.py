@@ -171,3 +171,47 @@ def make_sb3_vec_env(
     if seed is not None:
         vec.seed(seed)
     return vec
+
+
+def match_results(
+    model: Any,
+    opponents: str = "heuristic",
+    num_matches: int = 200,
+    seed: int = 0,
+    deterministic: bool = True,
+    **options: Any,
+) -> dict[str, float]:
+    """Play `num_matches` whole matches, one per table of one batch, of a MaskablePPO `model`
+    (anything with SB3's ``predict(obs, action_masks=...)``) holding the partnership of seats
+    0 and 2 against `opponents` at seats 1 and 3 (seeded: two models meet the same deals).
+    Each table's first match counts, so short matches are not over-represented. Returns
+    {"win_rate", "draw_rate", "loss_rate", "points", "matches"}: shares of the matches and
+    the partnership's mean points per match."""
+    env = make_sb3_vec_env(
+        "FourHundred-v0",
+        num_envs=num_matches,
+        seed=seed,
+        learner_seats=(0, 2),
+        opponents=opponents,
+        episode="match",
+        **options,
+    )
+    outcome = np.zeros(num_matches, np.int64)
+    points = np.zeros(num_matches, np.int64)
+    done = np.zeros(num_matches, bool)
+    obs = env.reset()
+    while not done.all():
+        actions, _ = model.predict(
+            obs, action_masks=env.action_masks(), deterministic=deterministic
+        )
+        obs, _, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones & ~done):
+            outcome[i], points[i], done[i] = infos[i]["outcome"], infos[i]["points"], True
+    env.close()
+    return {
+        "win_rate": float((outcome == 1).mean()),
+        "draw_rate": float((outcome == 0).mean()),
+        "loss_rate": float((outcome == -1).mean()),
+        "points": float(points.mean()),
+        "matches": float(num_matches),
+    }
