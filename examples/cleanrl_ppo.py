@@ -71,6 +71,8 @@ class Args:
     """Gradient clipping."""
     reward_scale: float = 0.05
     """Rewards (hand points, up to 40) times this."""
+    torch_threads: int = 1
+    """torch's intra-op threads (one is fastest for these small networks on a busy machine)."""
     tensorboard: bool = True
     """Write TensorBoard events (needs the tensorboard package)."""
 
@@ -138,6 +140,7 @@ def main(args: Args) -> dict[str, float]:
         writer.add_text("hyperparameters", str(dataclasses.asdict(args)))
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
 
     envs = gym.make_vec(
         "FourHundred-v0",

@@ -52,6 +52,9 @@ class Args:
     """Whole matches played at the end against random and against heuristic (0: none)."""
     eval_max_hands: int = 100
     """Evaluation matches are drawn after this many hands."""
+    torch_threads: int = 1
+    """torch's intra-op threads (more only helps on idle cores: on a busy 2-core machine two
+    threads made the updates 20 times slower than one)."""
     name: str = "sb3_maskable_ppo"
     """Run name: runs/<name>__<seed>__<time>."""
     runs_dir: str = "runs"
@@ -73,11 +76,13 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def main(args: Args) -> dict[str, float]:
     """Train, save and evaluate; returns the evaluation's numbers (and the training time)."""
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from fourhundred_env.envs.sb3 import make_sb3_vec_env, match_results
 
+    torch.set_num_threads(args.torch_threads)
     run_dir = Path(args.runs_dir) / f"{args.name}__{args.seed}__{int(time.time())}"
     options = {"opponents": args.opponents, "episode": args.episode}
     if args.env_id.endswith("FourHundredBid-v0"):  # the bidding env: one seat, one policy

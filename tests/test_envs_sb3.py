@@ -27,6 +27,18 @@ from fourhundred_env.envs.sb3 import FourHundredSB3VecEnv, make_sb3_vec_env
 from tests.envs_common import assert_same_data, pick_actions
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """One intra-op thread, as the examples use (two on a busy machine are many times
+    slower for these small networks); the process's setting is restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.mark.parametrize("env_id", ["FourHundred-v0", "FourHundredBid-v0"])
 def test_sb3_check_env_passes_with_the_defaults(env_id: str) -> None:
     with warnings.catch_warnings():

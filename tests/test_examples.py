@@ -13,6 +13,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """One intra-op thread, as the examples use (two on a busy machine are many times
+    slower for these small networks); the process's setting is restored after."""
+    torch = pytest.importorskip("torch")
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def load_example(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
     assert spec is not None and spec.loader is not None
