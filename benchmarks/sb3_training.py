@@ -2,7 +2,7 @@
 adapter, and a short learning curve on the adapter.
 
     python benchmarks/sb3_training.py                      # both parts, ~15 min on 2 cores
-    python benchmarks/sb3_training.py --part speed --timesteps 4096
+    python benchmarks/sb3_training.py --part speed --repeats 3
     python benchmarks/sb3_training.py --part curve --minutes 8 --checkpoints 4
 
 Speed: the same MaskablePPO settings (2,048 decisions per rollout, minibatches of 256, 4
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
 import torch
@@ -82,7 +83,8 @@ def curve(minutes: float, checkpoints: int, opponents: str, matches: int) -> lis
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--part", choices=("speed", "curve", "both"), default="both")
-    p.add_argument("--timesteps", type=int, default=4096, help="decisions timed per run")
+    p.add_argument("--timesteps", type=int, default=8192, help="decisions timed per run")
+    p.add_argument("--repeats", type=int, default=3, help="speed runs; the median is shown")
     p.add_argument("--minutes", type=float, default=8.0, help="training time of the curve")
     p.add_argument("--checkpoints", type=int, default=4)
     p.add_argument("--opponents", default="heuristic", help="opponents while training")
@@ -97,8 +99,9 @@ def main() -> None:
     if args.part in ("speed", "both"):
         print("| env | DummyVecEnv x8 | adapter x64 | speed-up |\n|---|---|---|---|")
         for env_id in ("FourHundred-v0", "FourHundredBid-v0"):
-            s = speed(env_id, args.timesteps)
-            a, b = s["DummyVecEnv x8"], s["adapter x64"]
+            runs = [speed(env_id, args.timesteps) for _ in range(args.repeats)]
+            a = statistics.median(r["DummyVecEnv x8"] for r in runs)
+            b = statistics.median(r["adapter x64"] for r in runs)
             print(f"| {env_id} | {a:,.0f} | {b:,.0f} | {b / a:.1f}x |", _load(), flush=True)
     if args.part in ("curve", "both"):
         rows = curve(args.minutes, args.checkpoints, args.opponents, args.matches)
