@@ -57,6 +57,8 @@ def test_make_vec_env_with_sb3s_defaults_renders_and_masks() -> None:
         obs, *_ = venv.step(pick_actions(obs["action_mask"], step, np.zeros(1)))
     image = venv.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    human = make_vec_env("FourHundred-v0", env_kwargs={"render_mode": "human"})
+    assert human.render_mode == "human" and human.reset()["action_mask"].any()
 
 
 def test_masks_through_dummy_and_subprocess_vec_envs() -> None:
