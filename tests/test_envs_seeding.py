@@ -44,7 +44,9 @@ def test_native_and_sync_agree_with_scripted_opponents(opponents: object) -> Non
     assert run_both(400, opponents=opponents, max_hands=2) >= 4
 
 
-@pytest.mark.parametrize("spec", [NEURAL, NEURAL + ",sample=true"])
+@pytest.mark.parametrize(
+    "spec", [NEURAL, NEURAL + ",sample=true", "neural-bid:agents/pretrained/bidder.pt"]
+)
 def test_native_and_sync_agree_with_a_neural_opponent(spec: str) -> None:
     pytest.importorskip("torch")
     assert run_both(32, num_envs=2, opponents=spec, episode="hand") >= 2

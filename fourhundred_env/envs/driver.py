@@ -10,11 +10,12 @@ Seeding. ``seed(s)`` gives table ``i`` the table seed ``s + i`` (as Gymnasium's
 counter-based hashes of its table seed: the match id of its ``e``-th episode (hence its
 deals, from the engine's ``(0, match_id, hand_index)`` stream, and its first dealer), its
 pre-hand scores, the replacement of penalized illegal actions, and the stream key of each
-episode (``state.stream``) from which the scripted opponents draw (a hash of their seat's
-seed, that key and the position they see). So table ``i`` of a batch seeded ``s`` plays
-exactly as a batch of one seeded ``s + i``, whatever the batch size, with deterministic and
-stochastic scripted opponents alike (agents with a random generator of their own, such as a
-sampling neural agent, still draw in batch order).
+episode (``state.stream``) from which the opponents draw (a hash of their seat's seed, that
+key and the position they see: the scripted bots and a sampling neural agent). So table
+``i`` of a batch seeded ``s`` plays exactly as a batch of one seeded ``s + i``, whatever the
+batch size, and the native vector env as ``SyncVectorEnv`` (tests/test_envs_seeding.py), with
+every bundled bot but ``pimc``, whose worlds come from a generator of its own, drawn in batch
+order.
 
 When every opponent is a scripted bot, they are played by one compiled play-out per call
 (:class:`agents.playout.Playout`, reached through the bots' ``compiled_policy()``, so this
