@@ -143,9 +143,10 @@ class FourHundredVectorEnv(VectorEnv):
     """B tables of 400, natively batched. See the module docstring for the whole contract.
 
     Args: `num_envs` tables; `autoreset_mode`; `render_mode` None, "ansi", "rgb_array" or
-    "human" (see `render`); `copy` (as ``SyncVectorEnv``'s: False writes ``observation["observation"]`` into
-    one buffer that every reset and step overwrite: faster, for callers that copy it away at
-    once); `config` (an :class:`EnvConfig`) and/or its fields as keywords.
+    "human" (see `render`); `copy` (as ``SyncVectorEnv``'s: False writes
+    ``observation["observation"]`` into one buffer that every reset and step overwrite:
+    faster, for callers that copy it away at once); `config` (an :class:`EnvConfig`) and/or
+    its fields as keywords.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -297,8 +298,8 @@ class FourHundredVectorEnv(VectorEnv):
         return self._masks.astype(bool)
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
-        """One frame per table, its seat to act's hand shown (the others face down): "ansi"
-        a text, "rgb_array" an (H, W, 3) uint8 picture (:mod:`fourhundred_env.envs.image`,
+        """One frame per table, only its seat to act's hand shown: "ansi" a text,
+        "rgb_array" an (H, W, 3) uint8 picture (the other hands face down) (:mod:`fourhundred_env.envs.image`,
         needs Pillow); "human" prints the texts (called by `reset` and `step`) and returns
         None; None without a render mode."""
         if self.render_mode is None:
