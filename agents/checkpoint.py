@@ -26,9 +26,24 @@ class CheckpointError(FourHundredError):
     """A checkpoint that cannot be used: unreadable, corrupt, or made for something else."""
 
 
+PRETRAINED = Path(__file__).resolve().parent / "pretrained"
+"""The bundled checkpoints (package data of ``agents``)."""
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """`path` as given when it is a file; else ``agents/pretrained/NAME`` (as the bundled
+    configs write it) is the installed package's copy, so those configs work from any
+    directory."""
+    path = Path(path)
+    if path.is_file() or path.is_absolute() or path.parent != Path("agents/pretrained"):
+        return path
+    bundled = PRETRAINED / path.name
+    return bundled if bundled.is_file() else path
+
+
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """The raw checkpoint dict, loaded without executing code; CheckpointError if unusable."""
-    path = Path(path)
+    path = resolve_checkpoint(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist: expected a file")
     try:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
-from fourhundred_env.cards import NUM_CARDS
+from agents.base import Agent, view_uniforms
+from fourhundred_env._jit import U64
+from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
@@ -20,9 +21,14 @@ from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
+SAMPLE_SALT = U64(0x3C6EF372FE94F82A)
+"""Salt of a sampling neural agent's draws (see `agents.base.view_uniform`)."""
+
 
 class NeuralAgent(Agent):
-    """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled."""
+    """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled with one
+    uniform per decision drawn from the game's stream and the position (per table, so the
+    same in any batch)."""
 
     name = "neural"
 
@@ -61,7 +67,6 @@ class NeuralAgent(Agent):
         self.sample = sample
         self.replayable = not sample  # sampling advances a torch generator across calls
         self.name = f"neural:{path}"
-        self._gen = torch.Generator(device=self.device).manual_seed(seed)
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
@@ -86,11 +91,18 @@ class NeuralAgent(Agent):
             return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
         logp = self._log_probs(view)
         probs = logp.exp()
+        probs_np = probs.cpu().numpy()
         if self.sample:
-            actions = self._torch.multinomial(probs, 1, generator=self._gen).squeeze(1)
-        else:
-            actions = logp.argmax(-1)
-        return actions.cpu().numpy().astype(np.int64), probs.cpu().numpy()
+            # One uniform per row from the agent's key, the game's stream and the position
+            # (as the scripted bots draw): the same table samples alike in any batch.
+            u = np.empty(view.size, np.float64)
+            view_uniforms(view.records, self.key, SAMPLE_SALT, u)
+            cdf = np.cumsum(probs_np.astype(np.float64), axis=1)
+            picked = (cdf <= (u * cdf[:, -1])[:, None]).sum(axis=1)
+            # never past the last legal action (rounding at the top of the cdf)
+            last = NUM_ACTIONS - 1 - np.argmax(view.legal_mask[:, ::-1], axis=1)
+            return np.minimum(picked, last).astype(np.int64), probs_np
+        return logp.argmax(-1).cpu().numpy().astype(np.int64), probs_np
 
     def act(self, view: SeatView) -> np.ndarray:
         return self.act_with_probs(view)[0]

@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
             rules=config.rules, out_dir=out,
         )  # fmt: skip
         for key, value in result.items():
-            writer.add_scalar(key, value, update)
+            # the trainer's step: learner decisions trained on at that snapshot
+            writer.add_scalar(key, value, update * config.num_tables * config.rollout_steps)
         writer.flush()
         print(
             f"  update {update:>5}: win rate {100 * result['eval/win_rate']:5.1f}% "

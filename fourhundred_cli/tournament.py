@@ -15,7 +15,11 @@ DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="YAML tournament config (see configs/); flags override it")
+    p.add_argument(
+        "--config",
+        help="YAML tournament config, or a bundled one's name: default, "
+        "pagat, acceptance (configs/tournament_*.yaml); flags override it",
+    )
     p.add_argument(
         "--agents", nargs="+", metavar="SPEC",
         help=f"agent specs, e.g. heuristic random:any neural:PATH (default {' '.join(DEFAULT_AGENTS)})",

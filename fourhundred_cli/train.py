@@ -13,7 +13,12 @@ HELP = "train a policy by self-play PPO, or a bidding policy (configs/*.yaml)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", nargs="?", help="YAML file in configs/ (defaults if omitted)")
+    p.add_argument(
+        "config",
+        nargs="?",
+        help="YAML file, or a bundled config's name: tiny, "
+        "selfplay, bidding (configs/*.yaml; defaults if omitted)",
+    )
     p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
     p.add_argument("--no-eval", action="store_true", help="skip the tournament evaluations")

@@ -71,7 +71,7 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
             scalars |= {"eval/win_rate": wins / games, "eval/win_rate_low": low,
                         "eval/win_rate_high": high}  # fmt: skip
         for tag, value in scalars.items():
-            writer.add_scalar(tag, float(value), u)
+            writer.add_scalar(tag, float(value), 1024 * u)  # the step: learner decisions
     writer.close()
     return run_dir
 

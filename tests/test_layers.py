@@ -120,6 +120,10 @@ def _loaded(code: str) -> set[str]:
          {"torch", "gymnasium", "agents", "train", "tournament"}),
         ("import fourhundred_env.envs",
          {"torch", "pettingzoo", "agents", "train", "tournament"}),
+        ("import gymnasium as gym, fourhundred_env.envs; "
+         "gym.make('FourHundred-v0', render_mode='rgb_array').reset(seed=0)",
+         {"torch", "PIL", "matplotlib", "stable_baselines3", "train", "tournament"}),
+        ("import fourhundred_env.envs.sb3", {"agents", "train", "tournament"}),
         ("from agents import make_agent; [make_agent(s) for s in "
          "('random', 'heuristic', 'heuristic-v1', 'minbid', 'pimc')]",
          {"torch", "gymnasium", "train", "tournament"}),
@@ -127,7 +131,8 @@ def _loaded(code: str) -> set[str]:
         ("from fourhundred_web.app import create_app; create_app()",
          {"torch", "gymnasium", "train", "fourhundred_cli"}),
     ],
-    ids=["core", "core-modules", "envs", "agents-without-neural", "cli", "web"],
+    ids=["core", "core-modules", "envs", "envs-rendering-lazily", "sb3-adapter",
+         "agents-without-neural", "cli", "web"],
 )  # fmt: skip
 def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> None:
     assert not _loaded(code) & forbidden

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fourhundred_env.configs import build, check_fields, load_yaml
+from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import parse_spec, spec_settings
 from fourhundred_env.rules import Rules
@@ -214,8 +214,12 @@ def _loose_values(values: Any) -> Any:
 def load_config(
     path: str | Path | None = None, overrides: Mapping[str, Any] | None = None
 ) -> TournamentConfig:
-    """A config from a YAML file (optional) with `overrides` (None values ignored) on top."""
+    """A config from a YAML file or a bundled config's name (``"default"`` for
+    configs/tournament_default.yaml, see :func:`~fourhundred_env.configs.config_path`;
+    optional) with `overrides` (None values ignored) on top."""
     try:
+        if path is not None:
+            path = config_path(path, kind="tournament")
         values = load_yaml(path, _SOURCE) if path is not None else {}
     except ConfigError as e:
         raise TournamentConfigError(str(e)) from None
