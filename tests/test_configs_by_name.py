@@ -80,7 +80,14 @@ def test_pyproject_lists_every_package_of_the_tree() -> None:
     )
     found = {
         ".".join(p.parent.relative_to(ROOT).parts)
-        for top in ("fourhundred_env", "agents", "tournament", "train", "fourhundred_cli")
+        for top in (
+            "fourhundred_env",
+            "agents",
+            "tournament",
+            "train",
+            "fourhundred_cli",
+            "fourhundred_web",
+        )
         for p in (ROOT / top).rglob("__init__.py")
     }
     assert listed == found | {"fourhundred_env.bundled_configs"}
