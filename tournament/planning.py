@@ -1,7 +1,10 @@
 """Job planning: a tournament's games cut into jobs (one pairing, a chunk of match ids).
 
-The split depends on the config only (`chunk_matches`), never on the number of workers, so
-the agents of a job, seeded by job, play the same games whatever runs them.
+The split depends on the config only (`chunk_matches`), never on the number of workers. An
+agent's seed depends on the tournament seed, the pairing, its side and its seat, never on
+the job: with the game's stream key (`tournament.runner.game_streams`) and the position, it
+fixes every random draw of the bundled bots, so a game plays the same whatever the chunking,
+the batch, the workers or a resume.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 
 from tournament.config import TournamentConfig
 
-__all__ = ["Job", "plan_jobs"]
+__all__ = ["Job", "agent_seed", "plan_jobs"]
 
 
 @dataclass(frozen=True)
@@ -34,10 +37,16 @@ class Job:
     flush_seconds: float = 0.5
 
     def agent_seed(self, side: int, seat: int) -> int:
-        """Seed of the instance of `side` (0: pair[0]) at `seat`, fixed by the config."""
-        key = [self.seed, zlib.crc32(self.pair[0].encode()), zlib.crc32(self.pair[1].encode())]
-        ss = np.random.SeedSequence([*key, self.chunk, side, seat])
-        return int(ss.generate_state(1, np.uint32)[0])
+        """Seed of the instance of `side` (0: pair[0]) at `seat`: fixed by the tournament seed,
+        the pairing, the side and the seat, the same in every job of the pairing."""
+        return agent_seed(self.seed, self.pair, side, seat)
+
+
+def agent_seed(seed: int, pair: tuple[str, str], side: int, seat: int) -> int:
+    """Seed of the agent instance of `side` at `seat` in the pairing `pair` of a tournament
+    seeded `seed` (a non-negative integer)."""
+    key = [seed, zlib.crc32(pair[0].encode()), zlib.crc32(pair[1].encode()), side, seat]
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint32)[0])
 
 
 def plan_jobs(
