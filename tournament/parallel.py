@@ -20,7 +20,7 @@ from typing import Any
 
 from agents.registry import make_agent
 from tournament.config import TournamentConfig
-from tournament.db import ResultsDB, check_fingerprint
+from tournament.db import ResultsDB
 from tournament.planning import Job, plan_jobs
 from tournament.runner import Records, import_agent_modules, run_job
 
@@ -59,6 +59,7 @@ class RunSummary:
     games_played: int
     hands_dropped: int  # hands of games in flight when an earlier run stopped
     seconds: float
+    lock_note: str | None = None  # set when the lock of a run that died was taken over
 
 
 def run_tournament(
@@ -68,14 +69,15 @@ def run_tournament(
 ) -> RunSummary:
     """Play what is left of the tournament `cfg` into its database.
 
-    Validates the agent specs and the database before anything is written: an unknown agent
-    or a database of another tournament raises FourHundredError and changes nothing.
-    `overwrite` discards an existing database first.
+    Validates the agent specs and the database before anything is written: an unknown agent,
+    a database of another tournament, a damaged one or one that another run is writing
+    raises FourHundredError and changes nothing. `overwrite` discards an existing database
+    first (once this run holds its writer lock).
     """
-    fingerprint = _prepare(cfg, overwrite)
+    fingerprint = _prepare(cfg)
     path = cfg.db_path
     t0 = time.perf_counter()
-    with ResultsDB(path, fingerprint) as db:
+    with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
         dropped = db.drop_unfinished()
         done = db.finished_games()
         jobs = plan_jobs(cfg, done)
@@ -103,24 +105,17 @@ def run_tournament(
         finally:
             if bar is not None:
                 bar.close()
-    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0)
+    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0, db.lock_note)
 
 
-def _prepare(cfg: TournamentConfig, overwrite: bool) -> dict[str, Any]:
-    """The tournament's fingerprint, once its agents can be made and its database is absent,
-    discarded (`overwrite`) or of this tournament; raises before anything is written."""
+def _prepare(cfg: TournamentConfig) -> dict[str, Any]:
+    """The tournament's fingerprint, once its agents can be made; raises before anything is
+    written (the database is checked by ResultsDB, under its writer lock)."""
     rules = cfg.effective_rules
     import_agent_modules(cfg.agent_modules)
     for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
         make_agent(spec, rules, seed=0)
-    path = cfg.db_path
-    fingerprint = cfg.fingerprint()
-    if overwrite:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-    else:
-        check_fingerprint(path, fingerprint)
-    return fingerprint
+    return cfg.fingerprint()
 
 
 def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:
