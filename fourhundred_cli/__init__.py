@@ -14,10 +14,21 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from fourhundred_cli import bid_eval, evaluate_run, match, play, plot, tournament, train
+from fourhundred_cli import (
+    bid_eval,
+    bot_check,
+    evaluate_run,
+    match,
+    play,
+    plot,
+    tournament,
+    train,
+)
 from fourhundred_env.errors import FourHundredError
 
-COMMANDS: tuple[ModuleType, ...] = (tournament, play, match, train, evaluate_run, bid_eval, plot)
+COMMANDS: tuple[ModuleType, ...] = (
+    tournament, bot_check, play, match, train, evaluate_run, bid_eval, plot,
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.isolated import IsolatedAgent
+from agents.modules import import_agent_modules
 from agents.registry import make_agent
 from tournament.config import TournamentConfig
 from tournament.db import ResultsDB
 from tournament.planning import Job, plan_jobs
-from tournament.runner import Records, import_agent_modules, run_job
+from tournament.runner import Records, run_job
 
 __all__ = ["RunSummary", "run_tournament"]
 
@@ -113,8 +115,15 @@ def _prepare(cfg: TournamentConfig) -> dict[str, Any]:
     written (the database is checked by ResultsDB, under its writer lock)."""
     rules = cfg.effective_rules
     import_agent_modules(cfg.agent_modules)
+    isolated = cfg.isolated_agents()
     for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
-        make_agent(spec, rules, seed=0)
+        if spec in isolated:  # its code runs in its own process, even to be checked
+            agent = IsolatedAgent(spec, rules, 0, cfg.agent_modules)
+        else:
+            agent = make_agent(spec, rules, seed=0)
+        check = getattr(agent, "check", None)
+        if check is not None:  # a bot process: it starts and answers, or the run stops here
+            check()
     return cfg.fingerprint()
 
 

@@ -35,6 +35,7 @@ class Job:
     table_batch: int
     agent_modules: tuple[str, ...] = ()
     flush_seconds: float = 0.5
+    isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
 
     def agent_seed(self, side: int, seat: int) -> int:
         """Seed of the instance of `side` (0: pair[0]) at `seat`: fixed by the tournament seed,
@@ -59,6 +60,7 @@ def plan_jobs(
     rules = cfg.effective_rules.to_dict()
     # A person plays one game at a time (in this process: see `run_tournament`).
     table_batch = 1 if cfg.interactive else cfg.table_batch
+    isolated = cfg.isolated_agents()
     jobs: list[Job] = []
     num_chunks = math.ceil(cfg.matches / cfg.chunk_matches)
     for chunk in range(num_chunks):
@@ -70,6 +72,7 @@ def plan_jobs(
             if games:
                 jobs.append(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
-                        table_batch, cfg.agent_modules, cfg.flush_seconds)
+                        table_batch, cfg.agent_modules, cfg.flush_seconds,
+                        tuple(a for a in pair if a in isolated))
                 )  # fmt: skip
     return jobs
