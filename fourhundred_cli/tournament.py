@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from fourhundred_cli.common import check_seed
 from fourhundred_env.errors import FourHundredError
 
 NAME = "tournament"
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         for name, desc in available_agents().items():
             print(f"{name:<14} {desc}")
         return 0
+    check_seed(args.seed)
     overrides = tournament_overrides(args)
     if args.config is None and overrides.get("agents") is None:
         overrides["agents"] = list(DEFAULT_AGENTS)
