@@ -10,6 +10,7 @@ Bad input (a FourHundredError) is one line on stderr and exit code 2; Ctrl-C is 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -53,3 +54,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nfourhundred: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output went to a pipe that closed (`| head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
