@@ -218,3 +218,20 @@ def test_bot_check_reports_a_good_bot_and_a_bad_one(tmp_path: Path, capsys) -> N
     out = capsys.readouterr().out
     assert "errors: 1" in out and "exited with code 3" in out and "result: FAILED" in out
     assert cli_main(["bot-check", "no-such-program"]) == 2
+
+
+def test_the_transcript_in_the_protocol_document_is_a_real_exchange(tmp_path: Path) -> None:
+    """docs/bot-protocol.md shows lines of `bot-check --hands 1 --transcript`: they are
+    produced again, verbatim (a changed protocol or view makes this fail: update the doc)."""
+    doc = (ROOT / "docs" / "bot-protocol.md").read_text()
+    shown = doc.split("## A real exchange")[1].split("```")[1].strip().splitlines()
+    assert len(shown) >= 8
+    transcript = tmp_path / "t.txt"
+    argv = ["bot-check", f"{sys.executable} {SIMPLE}", "--hands", "1", "--transcript",
+            str(transcript)]  # fmt: skip
+    assert cli_main(argv) == 0
+    real = transcript.read_text().splitlines()
+    assert [line for line in shown if line not in real] == []
+    for line in shown:
+        message = json.loads(line.split(" ", 3)[3])
+        assert message["type"] in ("hello", "ready", "act", "action", "bye")
