@@ -235,3 +235,28 @@ def test_the_transcript_in_the_protocol_document_is_a_real_exchange(tmp_path: Pa
     for line in shown:
         message = json.loads(line.split(" ", 3)[3])
         assert message["type"] in ("hello", "ready", "act", "action", "bye")
+
+
+def test_the_hard_limit_holds_outside_the_main_thread(tmp_path: Path, monkeypatch) -> None:
+    """SIGALRM reaches the main thread only; a bot in its own process is waited for with a
+    deadline, so a runner in any thread still stops a bot that swallows every interruption."""
+    import threading
+
+    monkeypatch.setenv("FOURHUNDRED_TEST_MARKER", str(tmp_path / "marker"))
+    module = str(ROOT / "tests" / "bots" / "swallowing_agent.py")
+    from agents.modules import import_agent_modules
+
+    import_agent_modules([module])
+    engine = Engine(Rules())
+    state = engine.init(2, seed=1)
+    engine.deal(state)
+    agent = IsolatedAgent("swallower", Rules(), 0, [module])
+    replies = []
+    worker = threading.Thread(target=lambda: replies.append(
+        agent.act_timed(seat_view(engine, state), HARD)))  # fmt: skip
+    worker.start()
+    worker.join(timeout=HARD + 60)
+    agent.close()
+    assert not worker.is_alive() and replies
+    assert {kind for kind, _ in replies[0].failures.values()} == {"timeout"}
+    assert agent.restarts == 1
