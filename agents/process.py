@@ -100,6 +100,7 @@ class BotProcess:
                 f"cannot start the bot {' '.join(self.argv)!r} ({e.strerror or e}): expected a "
                 "command that runs a bot"
             ) from None
+        os.set_blocking(self.proc.stdin.fileno(), False)  # a write never waits past a deadline
         self._buffer = bytearray()
         self._tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
@@ -137,7 +138,9 @@ class BotProcess:
                 continue
             try:
                 n = os.write(fd, view[: 1 << 16])
-            except (BrokenPipeError, OSError):
+            except BlockingIOError:
+                continue  # the pipe filled up between select and write
+            except OSError:  # a broken pipe: the bot is gone
                 raise BotFailure("error", self._ended("closed its input")) from None
             view = view[n:]
 
