@@ -2,7 +2,10 @@
 ``neural-bid:PATH`` bids with one and plays the cards with the checkpoint's fixed play policy.
 
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
-Inference is batched over the K tables of a view, on the GPU when one is available.
+Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
+policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
+agent's seed, the game's stream key and the position: `agents.base.view_uniform`), never
+from a generator shared across the batch, so it plays a game the same way in any batch.
 """
 
 from __future__ import annotations
@@ -12,8 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent, view_uniforms
-from fourhundred_env._jit import U64
-from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
+from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
@@ -21,14 +23,11 @@ from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-SAMPLE_SALT = U64(0x3C6EF372FE94F82A)
-"""Salt of a sampling neural agent's draws (see `agents.base.view_uniform`)."""
+SAMPLE_SALT = np.uint64(0x5851F42D4C957F2D)
 
 
 class NeuralAgent(Agent):
-    """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled with one
-    uniform per decision drawn from the game's stream and the position (per table, so the
-    same in any batch)."""
+    """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled."""
 
     name = "neural"
 
@@ -65,7 +64,6 @@ class NeuralAgent(Agent):
             self.trained_rules, self.meta = rules, {}
         self.path = path
         self.sample = sample
-        self.replayable = not sample  # sampling advances a torch generator across calls
         self.name = f"neural:{path}"
 
     @classmethod
@@ -90,22 +88,27 @@ class NeuralAgent(Agent):
         if view.size == 0:
             return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
         logp = self._log_probs(view)
-        probs = logp.exp()
-        probs_np = probs.cpu().numpy()
+        probs = logp.exp().cpu().numpy()
         if self.sample:
-            # One uniform per row from the agent's key, the game's stream and the position
-            # (as the scripted bots draw): the same table samples alike in any batch.
             u = np.empty(view.size, np.float64)
             view_uniforms(view.records, self.key, SAMPLE_SALT, u)
-            cdf = np.cumsum(probs_np.astype(np.float64), axis=1)
-            picked = (cdf <= (u * cdf[:, -1])[:, None]).sum(axis=1)
-            # never past the last legal action (rounding at the top of the cdf)
-            last = NUM_ACTIONS - 1 - np.argmax(view.legal_mask[:, ::-1], axis=1)
-            return np.minimum(picked, last).astype(np.int64), probs_np
-        return logp.argmax(-1).cpu().numpy().astype(np.int64), probs_np
+            actions = sample_from_probs(probs, view.legal_mask, u)
+        else:
+            actions = logp.argmax(-1).cpu().numpy().astype(np.int64)
+        return actions, probs
 
     def act(self, view: SeatView) -> np.ndarray:
         return self.act_with_probs(view)[0]
+
+
+def sample_from_probs(probs: np.ndarray, legal_mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """(K,) int64: for each row of (K, 66) `probs`, the action whose interval of the
+    cumulative distribution holds the row's uniform `u` (K,); an action of probability 0
+    is never chosen, and rounding past the end falls on the last legal action."""
+    cum = np.cumsum(np.where(legal_mask, probs, 0.0).astype(np.float64), axis=1)
+    actions = (cum <= (u * cum[:, -1])[:, None]).sum(axis=1)
+    last = legal_mask.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
+    return np.minimum(actions, last).astype(np.int64)
 
 
 class BidPlayAgent(Agent):
@@ -114,9 +117,6 @@ class BidPlayAgent(Agent):
     def __init__(self, bidder: Agent, player: Agent, name: str) -> None:
         super().__init__(bidder.rules, bidder.seed)
         self.bidder, self.player, self.name = bidder, player, name
-        self.replayable = bool(
-            getattr(bidder, "replayable", False) and getattr(player, "replayable", False)
-        )
 
     def reset(self, num_tables: int) -> None:
         self.bidder.reset(num_tables)

@@ -10,15 +10,26 @@ Bad input (a FourHundredError) is one line on stderr and exit code 2; Ctrl-C is 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from fourhundred_cli import bid_eval, evaluate_run, match, play, plot, serve, tournament, train
+from fourhundred_cli import (
+    bid_eval,
+    bot_check,
+    evaluate_run,
+    match,
+    play,
+    plot,
+    serve,
+    tournament,
+    train,
+)
 from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    tournament, play, match, train, evaluate_run, bid_eval, plot, serve,
+    tournament, bot_check, play, match, train, evaluate_run, bid_eval, plot, serve,
 )  # fmt: skip
 
 
@@ -44,3 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nfourhundred: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output went to a pipe that closed (`| head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

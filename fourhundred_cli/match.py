@@ -6,6 +6,7 @@ import argparse
 
 import numpy as np
 
+from fourhundred_cli.common import check_seed
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 
@@ -35,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seed(args.seed)
     rules = Rules.preset(args.rules)
     table = play_random_match(rules, args.seed, args.max_bid, args.max_hands)
     print(table.score_sheet())

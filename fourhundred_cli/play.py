@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from fourhundred_cli.common import check_seed
 from fourhundred_env.rules import Rules
 
 NAME = "play"
@@ -11,7 +12,9 @@ HELP = "play a match in the terminal against three bots"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seat", type=int, default=0, help="your seat 0-3 (default 0; team = seat % 2)")
+    p.add_argument(
+        "--seat", type=int, default=0, help="your seat 0-3 (default 0; your team is seat %% 2)"
+    )
     p.add_argument(
         "--bots", nargs="+", default=["heuristic"], metavar="SPEC",
         help="one agent for all three bots, or three (for the other seats in order); default heuristic",
@@ -28,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     from agents.human import play_match
 
+    check_seed(args.seed)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     rules = Rules.preset(args.rules)
     print(f"(seed {seed}: replay this match with --seed {seed})")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from fourhundred_cli.common import check_seed
 from fourhundred_env.errors import FourHundredError
 
 NAME = "tournament"
@@ -80,7 +81,7 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from agents.registry import available_agents
     from tournament.config import load_config
-    from tournament.db import ResultsDB
+    from tournament.db import ReadOnlyResults
     from tournament.parallel import run_tournament
     from tournament.report import build_report, format_report, log_tensorboard, write_report
 
@@ -88,10 +89,12 @@ def run(args: argparse.Namespace) -> int:
         for name, desc in available_agents().items():
             print(f"{name:<14} {desc}")
         return 0
+    check_seed(args.seed)
     overrides = tournament_overrides(args)
     if args.config is None and overrides.get("agents") is None:
         overrides["agents"] = list(DEFAULT_AGENTS)
     cfg = load_config(args.config, overrides)
+    _writable_folder(cfg.out_dir, "--out")
     if args.report_only:
         if not cfg.db_path.exists():
             raise FourHundredError(f"--report-only: no results database at {str(cfg.db_path)!r}")
@@ -105,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 130
+        if summary.lock_note:
+            print(f"note: {summary.lock_note}", file=sys.stderr)
         print(
             f"{summary.games_played} games played in {summary.seconds:.1f} s "
             f"({summary.games_resumed} already in {summary.db_path}"
@@ -115,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             )
             + ")"
         )
-    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+    with ReadOnlyResults(cfg.db_path, cfg.fingerprint()) as db:
         report = build_report(db, cfg)
     print(format_report(report))
     paths = write_report(report, cfg.out_dir)
@@ -129,3 +134,19 @@ def run(args: argparse.Namespace) -> int:
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))
     return 0
+
+
+def _writable_folder(folder: str, flag: str) -> None:
+    """Create `folder` (the report's) now, so that an unwritable one is one line before any
+    game is played rather than a traceback after the last."""
+    from pathlib import Path
+
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        probe = Path(folder) / ".fourhundred-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise FourHundredError(
+            f"{flag} {folder!r}: cannot write there ({e.strerror or e}): expected a writable folder"
+        ) from None

@@ -75,22 +75,29 @@ def test_a_row_that_differs_stops_the_replay_there_and_says_what(
     assert all(h.record is None for h in game.hands[2:])
 
 
-def test_a_database_without_its_job_split_says_what_it_assumed(
+def test_a_database_of_the_earlier_seeding_scheme_says_so_when_a_game_diverges(
     results_db: Path, tmp_path: Path
 ) -> None:
-    """The random bot's draws hang on its seed, which hangs on the job split: without the
-    recorded split the replay assumes the default, diverges, and says so."""
+    """A database that records no seeding was made when seeds hung on the job split: its
+    games are replayed with today's seeds, and one that diverges says why it may."""
     path = tmp_path / "old.sqlite"
     shutil.copy(results_db, path)
+    key = next(k for k in _keys(path) if "random" in k[:2])
     con = sqlite3.connect(path)
     with con:
         con.execute("DELETE FROM meta WHERE key = 'seeding'")
+        con.execute(
+            "UPDATE hands SET tricks1 = tricks1 + 1 WHERE pair_a = ? AND pair_b = ? AND "
+            "match_id = ? AND orientation = ? AND hand_index = 0",
+            key,
+        )
     con.close()
     with ReadOnlyResults(path) as db:
-        games = [replay_game(db, k) for k in _keys(path) if "random" in k[:2]]
-    diverged = [g for g in games if not g.exact]
-    assert diverged
-    assert all("chunk_matches=256 was assumed" in (g.reason or "") for g in diverged)
+        assert tournament_info(db).scheme == "job-chunk"
+        game = replay_game(db, key)
+        others = [replay_game(db, k) for k in _keys(path) if k != key]
+    assert not game.exact and "earlier scheme 'job-chunk'" in (game.reason or "")
+    assert all(g.exact for g in others)  # deterministic and per-position draws replay anyway
 
 
 def test_games_that_cannot_be_replayed_say_why(results_db: Path, tmp_path: Path) -> None:

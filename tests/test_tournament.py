@@ -393,7 +393,10 @@ def test_job_plan_depends_on_the_config_only() -> None:
     assert [j.pair for j in jobs[:3]] == [("a", "b"), ("a", "c"), ("b", "c")]
     assert sum(len(j.games) for j in jobs) == 3 * 5 * 2
     assert jobs[0].games == ((0, 0), (0, 1), (1, 0), (1, 1))
-    assert len({j.agent_seed(0, 0) for j in jobs}) == len(jobs)
+    # an agent's seed hangs on the pairing, side and seat, never on the chunk of games
+    seeds = {(j.pair, j.agent_seed(0, 0)) for j in jobs}
+    assert len(seeds) == len({j.pair for j in jobs}) == 3
+    assert len({jobs[0].agent_seed(side, seat) for side in (0, 1) for seat in range(4)}) == 8
     done = {("a", "b", 0, 0), ("a", "b", 1, 1)}
     assert plan_jobs(cfg, done)[0].games == ((0, 1), (1, 0))
 

@@ -13,16 +13,18 @@ on top of a file's rules mapping replaces only its ``preset``.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from agents.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.registry import parse_spec, spec_settings
+from fourhundred_env.registry import entry, parse_spec, spec_settings
 from fourhundred_env.rules import Rules
 
 __all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "load_config"]
@@ -31,6 +33,8 @@ _SOURCE = "tournament config"
 _TEXT_LISTS = ("agents", "mirror", "agent_modules")
 _POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
 _NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior")
+_BUNDLED = "agents"  # the package of the bundled bots: trusted to run in the tournament's process
+_IN_PROCESS = ("human", "cmd")  # a person plays here; a cmd bot is its own process already
 
 
 class TournamentConfigError(ConfigError):
@@ -80,17 +84,28 @@ class TournamentConfig:
     """Show a progress bar with ETA on stderr."""
     agent_modules: tuple[str, ...] = ()
     """Extra modules to import (in every worker) before making agents: they register their own
-    agents with `agents.register_agent`."""
+    agents with `agents.register_agent`. A module name (found from the current folder too) or
+    the path of a ``.py`` file."""
+    isolation: Literal["auto", "all", "none"] = "auto"
+    """Which Python bots play in their own processes, killed and restarted when they pass the
+    hard limit: "auto" the custom ones (registered outside the bundled `agents` package),
+    "all" every one, "none" none (a bot that swallows the timeout can then hang the run).
+    A person plays in this process; ``cmd:`` bots are always processes of their own."""
     flush_seconds: float = 0.5
     """How often a job sends finished rows to the database while it runs."""
 
     def __post_init__(self) -> None:
         """Convert and check each field by its annotation, then the ranges."""
         check_fields(self)
+        object.__setattr__(
+            self, "agent_modules", tuple(resolve_module(m) for m in self.agent_modules)
+        )
         self._check_agents()
         for name in _POSITIVE:
             if getattr(self, name) < 1:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected at least 1")
+        if self.seed < 0:
+            raise TournamentConfigError(f"seed={self.seed}: expected a seed of 0 or more")
         for name in _NON_NEGATIVE:
             if getattr(self, name) < 0:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected 0 or more")
@@ -145,6 +160,24 @@ class TournamentConfig:
         """A person plays (agent `human`): games one at a time, in this process."""
         return any(parse_spec(spec)[0] == "human" for spec in self.agents)
 
+    def isolated_agents(self) -> tuple[str, ...]:
+        """The agents played in processes of their own under `isolation` (cmd bots, which
+        are such processes by nature, and a person, who plays here, are not listed)."""
+        if self.isolation == "none":
+            return ()
+        out = []
+        for spec in self.agents:
+            name = parse_spec(spec)[0]
+            if name in _IN_PROCESS:
+                continue
+            try:
+                module = getattr(entry(name).factory, "__module__", None) or ""
+            except FourHundredError:  # unknown (yet): refused when agents are made
+                module = ""
+            if self.isolation == "all" or module.partition(".")[0] != _BUNDLED:
+                out.append(spec)
+        return tuple(out)
+
     @property
     def db_path(self) -> Path:
         """The SQLite results file: `db`, or ``results.sqlite`` in `out_dir`."""
@@ -162,9 +195,12 @@ class TournamentConfig:
         """What a results database must agree on to be resumed: agents, rules, seed, max_hands."""
         files = {}
         for spec in self.agents:
-            path = _spec_file(spec)
-            if path is not None:
-                files[spec] = hashlib.sha256(path.read_bytes()).hexdigest()
+            paths = _spec_files(spec)
+            if paths:
+                digest = hashlib.sha256()
+                for path in paths:
+                    digest.update(path.read_bytes())
+                files[spec] = digest.hexdigest()
         return {
             "agents": sorted(self.agents),
             "agent_files": files,
@@ -174,13 +210,25 @@ class TournamentConfig:
         }
 
 
-def _spec_file(spec: str) -> Path | None:
-    """The file an agent spec names (a checkpoint: ``neural:PATH``), if any, else None."""
+def _spec_files(spec: str) -> list[Path]:
+    """The files an agent spec names: a checkpoint (``neural:PATH``), or the files on a bot's
+    command line (``cmd:python my_bot.py``): a resumed tournament must play the same ones."""
+    name, text = parse_spec(spec)
+    if name == "cmd":
+        import shlex
+
+        try:
+            words = shlex.split(text or "")
+        except ValueError:
+            return []
+        python = Path(sys.executable).resolve()
+        # the files of the bot, not the interpreter that runs them (python, node, java...)
+        return [Path(w) for w in words if Path(w).is_file() and Path(w).resolve() != python]
     try:
         path = getattr(spec_settings(spec), "path", None)
     except FourHundredError:  # an unknown agent or bad settings: refused when agents are made
-        return None
-    return Path(path) if isinstance(path, str) and Path(path).is_file() else None
+        return []
+    return [Path(path)] if isinstance(path, str) and Path(path).is_file() else []
 
 
 def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:

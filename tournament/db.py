@@ -17,12 +17,25 @@ A database belongs to one tournament: its fingerprint (agents, rules, seed, max_
 match the run's, or :class:`ResultsDB` refuses it before changing anything. Hands and events
 of a match still in flight when a run was killed are deleted on the next open (`resume`), and
 only the games without a ``matches`` row are played again.
+
+One writer per database: :class:`ResultsDB` holds an exclusive lock on ``<db>.lock`` (an
+advisory ``flock``, which the system releases when its process dies, however it dies) and
+writes the writer's pid, host, start time and command into it. A second writer is refused
+with a line naming the first; a lock file left by a killed run is taken over (the system
+released its lock) and the takeover is reported. Before anything is written, a database is
+checked read-only (``PRAGMA integrity_check``, then its fingerprint); a damaged one is
+refused in one line and left exactly as it was. Readers (the report, the plots, the web
+interface) open the file read-only and need no lock. The schema is unchanged by the lock.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -30,6 +43,11 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from fourhundred_env.errors import FourHundredError
+
+try:
+    import fcntl
+except ImportError:  # not a POSIX system: no advisory locks (see WriterLock)
+    fcntl = None  # type: ignore[assignment]
 
 SCHEMA_VERSION = 1
 GameKey = tuple[str, str, int, int]
@@ -180,6 +198,187 @@ class DatabaseMismatchError(FourHundredError):
     """The database holds results of another tournament (or is not a tournament database)."""
 
 
+class DatabaseDamagedError(FourHundredError):
+    """The database file is damaged (it fails SQLite's integrity check, or a read or write
+    hits a malformed page); it is left as it was."""
+
+
+class DatabaseBusyError(FourHundredError):
+    """Another run is writing the database (it holds the writer lock)."""
+
+
+# -- one writer per database --------------------------------------------------------------------
+def lock_path(path: str | Path) -> Path:
+    """The writer-lock file of the database at `path`: ``<path>.lock``."""
+    return Path(str(path) + ".lock")
+
+
+class WriterLock:
+    """The exclusive writer lock of one database (see the module docstring).
+
+    `acquire` raises DatabaseBusyError naming the holder when another process holds it, and
+    returns a note (else None) when it took over the lock file of a run that died without
+    releasing it. Released by `release`, or by the system when the process dies.
+    """
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.db_path = Path(db_path)
+        self.path = lock_path(db_path)
+        self._fd: int | None = None
+
+    def acquire(self) -> str | None:
+        """Take the lock (see the class docstring); OSError if its folder is not writable."""
+        if fcntl is None:  # pragma: no cover - POSIX only; elsewhere a second writer is not caught
+            return None
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = _read_holder(fd)
+                os.close(fd)
+                raise DatabaseBusyError(
+                    f"database {str(self.db_path)!r} is being written by another run "
+                    f"({_describe_holder(holder)}): wait for it to finish or stop it, or choose "
+                    "another --db"
+                ) from None
+            try:  # its last holder may have removed the file between our open and our lock
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        previous = _read_holder(fd)
+        info = {
+            "pid": os.getpid(), "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%d %H:%M:%S"), "command": " ".join(sys.argv)[:300],
+        }  # fmt: skip
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        self._fd = fd
+        if previous is None or previous.get("pid") == os.getpid():
+            return None
+        return (
+            f"took over the writer lock of {str(self.db_path)!r} from a run that stopped "
+            f"without releasing it ({_describe_holder(previous)})"
+        )
+
+    def release(self) -> None:
+        """Remove the lock file and release the lock (nothing if not held)."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = None
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read_holder(fd: int) -> dict[str, Any] | None:
+    """The holder information in a lock file, or None when it is empty or unreadable."""
+    try:
+        text = os.pread(fd, 4096, 0).decode(errors="replace").strip()
+        info = json.loads(text) if text else None
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _describe_holder(info: Mapping[str, Any] | None) -> str:
+    if not info:
+        return "a process that left no details"
+    where = f" on {info['host']}" if info.get("host") not in (None, socket.gethostname()) else ""
+    return (
+        f"pid {info.get('pid', '?')}{where}, started {info.get('started', '?')}: "
+        f"{info.get('command') or '?'}"
+    )
+
+
+# -- checking a file before use -----------------------------------------------------------------
+def _journal(path: Path) -> Path:
+    return Path(str(path) + "-journal")
+
+
+def recover_interrupted_write(path: Path) -> None:
+    """Roll back the write a killed run left half done (SQLite's own recovery of a hot
+    journal, which a read-only connection cannot do). Only the writer, holding the lock,
+    calls this; a database without a journal is not touched."""
+    journal = _journal(path)
+    if not path.is_file() or not journal.is_file() or journal.stat().st_size == 0:
+        return
+    try:
+        con = sqlite3.connect(path, timeout=30)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        raise _damaged(path, e) from None
+
+
+def _damaged(path: Path, error: Exception | str) -> DatabaseDamagedError:
+    return DatabaseDamagedError(
+        f"database {str(path)!r} is damaged ({error}); it was left as it is: expected an intact "
+        "tournament database; restore a copy, or choose another --db (or --overwrite to discard "
+        "it)"
+    )
+
+
+def read_meta(path: Path) -> dict[str, str]:
+    """The ``meta`` table of the database at `path`, opened read-only after SQLite's
+    integrity check; DatabaseDamagedError or DatabaseMismatchError in one line otherwise."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} cannot be opened ({e}): expected a readable SQLite file"
+        ) from None
+    try:
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        except sqlite3.OperationalError as e:
+            if "readonly" in str(e) and _journal(path).is_file():
+                # a hot journal: a read-only connection cannot roll it back (the writer does)
+                raise DatabaseDamagedError(
+                    f"database {str(path)!r} holds a write that a killed run left unfinished: "
+                    "expected a closed database; rerun that tournament to resume it (which "
+                    "repairs this)"
+                ) from None
+            raise DatabaseMismatchError(
+                f"database {str(path)!r} cannot be read ({e}): expected a readable SQLite file"
+            ) from None
+        except sqlite3.DatabaseError as e:
+            raise DatabaseMismatchError(
+                f"database {str(path)!r} is not a fourhundred tournament database ({e}): "
+                "expected one written by `fourhundred tournament`; choose another --db or "
+                "--overwrite"
+            ) from None
+        try:
+            problems = [r[0] for r in con.execute("PRAGMA integrity_check(5)").fetchall()]
+        except sqlite3.DatabaseError as e:
+            raise _damaged(path, e) from None
+        if problems != ["ok"]:
+            raise _damaged(path, f"integrity check: {'; '.join(problems)[:300]}")
+        try:
+            return dict(con.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as e:
+            raise DatabaseMismatchError(
+                f"database {str(path)!r} is not a fourhundred tournament database ({e}): "
+                "expected one written by `fourhundred tournament`; choose another --db or "
+                "--overwrite"
+            ) from None
+    finally:
+        con.close()
+
+
 def _describe(fp: Mapping[str, Any], key: str) -> str:
     value = fp.get(key)
     return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
@@ -188,22 +387,13 @@ def _describe(fp: Mapping[str, Any], key: str) -> str:
 def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
     """Raise DatabaseMismatchError unless `path` is absent or holds this tournament.
 
-    Opens the file read-only, so a refused database is left exactly as it was. Returns True
+    Opens the file read-only (after SQLite's integrity check: a damaged file raises
+    DatabaseDamagedError), so a refused database is left exactly as it was. Returns True
     when the file exists (a rerun that resumes), False when it does not.
     """
     if not path.exists():
         return False
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as e:
-        raise DatabaseMismatchError(
-            f"database {str(path)!r} is not a fourhundred tournament database ({e}): "
-            "expected one written by `fourhundred tournament`; choose another --db or --overwrite"
-        ) from None
+    rows = read_meta(path)
     if "fingerprint" not in rows:
         raise DatabaseMismatchError(
             f"database {str(path)!r} has no tournament fingerprint: expected one written by "
@@ -226,27 +416,66 @@ def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
 
 
 class ResultsDB:
-    """Writer and reader of one tournament database (see the module docstring)."""
+    """The writer (and a reader) of one tournament database (see the module docstring).
 
-    def __init__(self, path: str | Path, fingerprint: Mapping[str, Any]) -> None:
+    Takes the writer lock first (DatabaseBusyError if another run holds it), then discards
+    the files (`overwrite`) or checks the existing database (damage, fingerprint) before
+    writing anything. `lock_note` says when a dead run's lock was taken over.
+    """
+
+    def __init__(
+        self, path: str | Path, fingerprint: Mapping[str, Any], overwrite: bool = False
+    ) -> None:
         self.path = Path(path)
-        check_fingerprint(self.path, fingerprint)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = sqlite3.connect(self.path)
-        self.con.execute("PRAGMA synchronous=NORMAL")
-        with self.con:
-            self.con.executescript(_SCHEMA)
-            self.con.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-            )
-            self.con.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)",
-                (json.dumps(dict(fingerprint), sort_keys=True),),
-            )
+        self.con: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.lock = WriterLock(self.path)
+            self.lock_note = self.lock.acquire()
+        except OSError as e:
+            raise FourHundredError(
+                f"cannot write the results database {str(self.path)!r} ({e.strerror or e}): "
+                "expected a writable folder (--db or --out)"
+            ) from None
+        try:
+            if overwrite:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(str(self.path) + suffix).unlink(missing_ok=True)
+            else:
+                recover_interrupted_write(self.path)
+                check_fingerprint(self.path, fingerprint)
+            self.con = sqlite3.connect(self.path, timeout=30)
+            self.con.execute("PRAGMA synchronous=NORMAL")
+            with self.con:
+                self.con.executescript(_SCHEMA)
+                self.con.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                )
+                self.con.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)",
+                    (json.dumps(dict(fingerprint), sort_keys=True),),
+                )
+        except sqlite3.DatabaseError as e:
+            self.close()
+            raise _damaged(self.path, e) from None
+        except OSError as e:
+            self.close()
+            raise FourHundredError(
+                f"cannot write the results database {str(self.path)!r} ({e.strerror or e}): "
+                "expected a writable file"
+            ) from None
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        """Close the connection (every write is already committed)."""
-        self.con.close()
+        """Close the connection (every write is already committed) and release the lock."""
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+        lock = getattr(self, "lock", None)
+        if lock is not None:
+            lock.release()
 
     def __enter__(self) -> ResultsDB:
         return self
@@ -282,18 +511,28 @@ class ResultsDB:
         matches: Iterable[MatchRow] = (),
         events: Iterable[EventRow] = (),
     ) -> None:
-        """Insert rows (or plain tuples in the same column order), in one commit."""
+        """Insert rows (or plain tuples in the same column order), in one commit; a failed
+        write (a damaged file, a full disk) rolls back and raises FourHundredError."""
         # As plain tuples: sqlite3 binds an exact tuple's values directly but a named tuple's
         # one by one through the sequence protocol, twice as slow over a tournament's rows.
-        with self.con:
-            self.con.executemany(_insert("hands", HAND_COLUMNS), map(tuple, hands))
-            self.con.executemany(_insert("events", EVENT_COLUMNS), map(tuple, events))
-            self.con.executemany(_insert("matches", MATCH_COLUMNS), map(tuple, matches))
+        try:
+            with self.con:
+                self.con.executemany(_insert("hands", HAND_COLUMNS), map(tuple, hands))
+                self.con.executemany(_insert("events", EVENT_COLUMNS), map(tuple, events))
+                self.con.executemany(_insert("matches", MATCH_COLUMNS), map(tuple, matches))
+        except sqlite3.DatabaseError as e:
+            raise DatabaseDamagedError(
+                f"writing results to {str(self.path)!r} failed ({e}); what was written before "
+                "is kept: expected a writable, intact database; rerun the same command to resume"
+            ) from None
 
     # -- reading ----------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """All rows of a SELECT."""
-        return self.con.execute(sql, params).fetchall()
+        """All rows of a SELECT (DatabaseDamagedError if the file is damaged)."""
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise _damaged(self.path, e) from None
 
     def meta(self) -> dict[str, str]:
         """The ``meta`` table: schema version, fingerprint and seeding (JSON text)."""
@@ -315,19 +554,19 @@ def _insert(table: str, columns: Sequence[str]) -> str:
 class ReadOnlyResults(ResultsDB):
     """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, fingerprint: Mapping[str, Any] | None = None) -> None:
+        """Open `path` read-only after SQLite's integrity check (and, given `fingerprint`,
+        after checking that it holds that tournament). Needs no writer lock."""
         self.path = Path(path)
+        self.lock = None
+        self.con = None
         if not self.path.is_file():
             raise FourHundredError(
                 f"results database {str(self.path)!r} does not exist: expected the SQLite file "
                 "of a tournament (fourhundred tournament --db / --out)"
             )
+        if fingerprint is not None:
+            check_fingerprint(self.path, fingerprint)
+        else:
+            read_meta(self.path)
         self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            self.meta()
-        except sqlite3.DatabaseError as e:
-            self.con.close()
-            raise DatabaseMismatchError(
-                f"{str(self.path)!r} is not a fourhundred tournament database ({e}): "
-                "expected one written by `fourhundred tournament`"
-            ) from None

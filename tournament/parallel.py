@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.isolated import IsolatedAgent
+from agents.modules import import_agent_modules
 from agents.registry import make_agent
 from tournament.config import TournamentConfig
-from tournament.db import ResultsDB, check_fingerprint
+from tournament.db import ResultsDB
 from tournament.planning import Job, plan_jobs, seeding_meta
-from tournament.runner import Records, import_agent_modules, run_job
+from tournament.runner import Records, run_job
 
 __all__ = ["RunSummary", "run_tournament"]
 
@@ -59,6 +61,7 @@ class RunSummary:
     games_played: int
     hands_dropped: int  # hands of games in flight when an earlier run stopped
     seconds: float
+    lock_note: str | None = None  # set when the lock of a run that died was taken over
 
 
 def run_tournament(
@@ -68,14 +71,15 @@ def run_tournament(
 ) -> RunSummary:
     """Play what is left of the tournament `cfg` into its database.
 
-    Validates the agent specs and the database before anything is written: an unknown agent
-    or a database of another tournament raises FourHundredError and changes nothing.
-    `overwrite` discards an existing database first.
+    Validates the agent specs and the database before anything is written: an unknown agent,
+    a database of another tournament, a damaged one or one that another run is writing
+    raises FourHundredError and changes nothing. `overwrite` discards an existing database
+    first (once this run holds its writer lock).
     """
-    fingerprint = _prepare(cfg, overwrite)
+    fingerprint = _prepare(cfg)
     path = cfg.db_path
     t0 = time.perf_counter()
-    with ResultsDB(path, fingerprint) as db:
+    with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
         # what a replay needs beyond the fingerprint to seed the agents as the jobs did
         db.record_meta("seeding", seeding_meta(cfg))
         dropped = db.drop_unfinished()
@@ -105,24 +109,24 @@ def run_tournament(
         finally:
             if bar is not None:
                 bar.close()
-    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0)
+    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0, db.lock_note)
 
 
-def _prepare(cfg: TournamentConfig, overwrite: bool) -> dict[str, Any]:
-    """The tournament's fingerprint, once its agents can be made and its database is absent,
-    discarded (`overwrite`) or of this tournament; raises before anything is written."""
+def _prepare(cfg: TournamentConfig) -> dict[str, Any]:
+    """The tournament's fingerprint, once its agents can be made; raises before anything is
+    written (the database is checked by ResultsDB, under its writer lock)."""
     rules = cfg.effective_rules
     import_agent_modules(cfg.agent_modules)
+    isolated = cfg.isolated_agents()
     for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
-        make_agent(spec, rules, seed=0)
-    path = cfg.db_path
-    fingerprint = cfg.fingerprint()
-    if overwrite:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-    else:
-        check_fingerprint(path, fingerprint)
-    return fingerprint
+        if spec in isolated:  # its code runs in its own process, even to be checked
+            agent = IsolatedAgent(spec, rules, 0, cfg.agent_modules)
+        else:
+            agent = make_agent(spec, rules, seed=0)
+        check = getattr(agent, "check", None)
+        if check is not None:  # a bot process: it starts and answers, or the run stops here
+            check()
+    return cfg.fingerprint()
 
 
 def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:

@@ -1,7 +1,10 @@
 """Job planning: a tournament's games cut into jobs (one pairing, a chunk of match ids).
 
-The split depends on the config only (`chunk_matches`), never on the number of workers, so
-the agents of a job, seeded by job, play the same games whatever runs them.
+The split depends on the config only (`chunk_matches`), never on the number of workers. An
+agent's seed depends on the tournament seed, the pairing, its side and its seat, never on
+the job: with the game's stream key (`tournament.runner.game_streams`) and the position, it
+fixes every random draw of the bundled bots, so a game plays the same whatever the chunking,
+the batch, the workers or a resume.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import numpy as np
 
 from tournament.config import TournamentConfig
 
-__all__ = ["SEEDING_SCHEME", "Job", "plan_jobs", "seeding_meta"]
+__all__ = ["SEEDING_SCHEME", "Job", "agent_seed", "plan_jobs", "seeding_meta"]
 
-SEEDING_SCHEME = "job-chunk"
-"""How agents are seeded: by pairing, chunk of match ids, side and seat (`Job.agent_seed`)."""
+SEEDING_SCHEME = "pairing-seat"
+"""How agents are seeded: by tournament seed, pairing, side and seat (:func:`agent_seed`); the
+game's stream key and the position fix every draw. (Databases of the earlier scheme,
+"job-chunk", seeded by the chunk of match ids too.)"""
 
 
 @dataclass(frozen=True)
@@ -35,12 +40,19 @@ class Job:
     table_batch: int
     agent_modules: tuple[str, ...] = ()
     flush_seconds: float = 0.5
+    isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
 
     def agent_seed(self, side: int, seat: int) -> int:
-        """Seed of the instance of `side` (0: pair[0]) at `seat`, fixed by the config."""
-        key = [self.seed, zlib.crc32(self.pair[0].encode()), zlib.crc32(self.pair[1].encode())]
-        ss = np.random.SeedSequence([*key, self.chunk, side, seat])
-        return int(ss.generate_state(1, np.uint32)[0])
+        """Seed of the instance of `side` (0: pair[0]) at `seat`: fixed by the tournament seed,
+        the pairing, the side and the seat, the same in every job of the pairing."""
+        return agent_seed(self.seed, self.pair, side, seat)
+
+
+def agent_seed(seed: int, pair: tuple[str, str], side: int, seat: int) -> int:
+    """Seed of the agent instance of `side` at `seat` in the pairing `pair` of a tournament
+    seeded `seed` (a non-negative integer)."""
+    key = [seed, zlib.crc32(pair[0].encode()), zlib.crc32(pair[1].encode()), side, seat]
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint32)[0])
 
 
 def plan_jobs(
@@ -53,6 +65,7 @@ def plan_jobs(
     rules = cfg.effective_rules.to_dict()
     # A person plays one game at a time (in this process: see `run_tournament`).
     table_batch = 1 if cfg.interactive else cfg.table_batch
+    isolated = cfg.isolated_agents()
     jobs: list[Job] = []
     num_chunks = math.ceil(cfg.matches / cfg.chunk_matches)
     for chunk in range(num_chunks):
@@ -64,15 +77,16 @@ def plan_jobs(
             if games:
                 jobs.append(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
-                        table_batch, cfg.agent_modules, cfg.flush_seconds)
+                        table_batch, cfg.agent_modules, cfg.flush_seconds,
+                        tuple(a for a in pair if a in isolated))
                 )  # fmt: skip
     return jobs
 
 
 def seeding_meta(cfg: TournamentConfig) -> dict[str, Any]:
     """What the results database records of how the agents were seeded, so that a game can
-    be played again (:mod:`tournament.replay`): the scheme, the job split and the modules
-    that register agents."""
+    be played again (:mod:`tournament.replay`): the scheme and the modules that register
+    agents (the job split is kept for information: seeds no longer depend on it)."""
     return {
         "scheme": SEEDING_SCHEME,
         "chunk_matches": cfg.chunk_matches,

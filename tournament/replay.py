@@ -40,7 +40,7 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
 from tournament.db import HAND_COLUMNS, MATCH_COLUMNS, GameKey, HandRow, MatchRow, ResultsDB
-from tournament.planning import SEEDING_SCHEME, Job
+from tournament.planning import SEEDING_SCHEME, agent_seed
 from tournament.runner import game_streams, import_agent_modules
 
 __all__ = [
@@ -57,8 +57,9 @@ __all__ = [
     "tournament_info",
 ]
 
-DEFAULT_CHUNK_MATCHES = 256
-"""The job split assumed for a database that does not record one (made before it did)."""
+EARLIER_SCHEME = "job-chunk"
+"""The seeding of databases that record none (made before they did): seeds then hung on the
+chunk of match ids too, and stochastic bots drew in batch order."""
 
 
 class ReplayError(FourHundredError):
@@ -74,9 +75,7 @@ class TournamentInfo:
     rules: Rules
     seed: int
     max_hands: int
-    scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME)
-    chunk_matches: int
-    chunk_matches_recorded: bool  # False: DEFAULT_CHUNK_MATCHES assumed
+    scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME or an earlier one)
     agent_modules: tuple[str, ...]
 
 
@@ -121,9 +120,7 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
             rules=rules,
             seed=int(fp["seed"]),
             max_hands=int(fp["max_hands"]),
-            scheme=str(seeding.get("scheme", SEEDING_SCHEME)),
-            chunk_matches=int(seeding.get("chunk_matches", DEFAULT_CHUNK_MATCHES)),
-            chunk_matches_recorded="chunk_matches" in seeding,
+            scheme=str(seeding.get("scheme", EARLIER_SCHEME)),
             agent_modules=tuple(seeding.get("agent_modules", ())),
         )
     except (KeyError, TypeError, ValueError, FourHundredError) as e:
@@ -135,26 +132,17 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
 
 # -- seeding: the one place that knows how a tournament made and seeded its agents -------------
 def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
-    """agents[side][seat] of game `key` (side 0: pair_a), seeded as the tournament's job that
-    played it seeded them (`Job.agent_seed`; the job is the pairing and the chunk of match ids
-    ``match_id // chunk_matches``)."""
-    pair_a, pair_b, match_id, _ = key
-    if info.scheme != SEEDING_SCHEME:
-        raise ReplayError(
-            f"agents seeded by scheme {info.scheme!r}: this version replays {SEEDING_SCHEME!r}"
-        )
-    job = Job(
-        job_id=0, pair=(pair_a, pair_b), chunk=match_id // info.chunk_matches, games=(),
-        rules=info.rules.to_dict(), seed=info.seed, max_hands=info.max_hands, table_batch=1,
-        agent_modules=info.agent_modules,
-    )  # fmt: skip
+    """agents[side][seat] of game `key` (side 0: pair_a), seeded as the tournament seeded
+    them (:func:`tournament.planning.agent_seed`: by seed, pairing, side and seat). A database
+    of an earlier scheme is replayed the same way: deterministic bots replay exactly anyway,
+    and a stochastic one that drew otherwise then shows as a divergence that says why."""
+    pair_a, pair_b, _, _ = key
+    pair = (pair_a, pair_b)
     return [
-        [
-            make_agent(job.pair[side], info.rules, seed=job.agent_seed(side, seat))
-            for seat in range(4)
-        ]
+        [make_agent(pair[side], info.rules, seed=agent_seed(info.seed, pair, side, seat))
+         for seat in range(4)]
         for side in (0, 1)
-    ]
+    ]  # fmt: skip
 
 
 def game_table(info: TournamentInfo, key: GameKey) -> Table:
@@ -315,10 +303,10 @@ def _divergence(
         text += "; in the tournament " + "; ".join(
             f"S{seat} forfeited ({kind}: {detail})" for seat, kind, detail in events
         )
-    if not info.chunk_matches_recorded:
+    if info.scheme != SEEDING_SCHEME:
         text += (
-            f"; this database does not record its job split, chunk_matches={info.chunk_matches} "
-            "was assumed"
+            f"; this database's agents were seeded by the earlier scheme {info.scheme!r} "
+            f"(this version replays {SEEDING_SCHEME!r}): a stochastic bot drew otherwise then"
         )
     return text
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import json
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -433,11 +434,21 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_LEGEND = (
+    "Elo with its bootstrap 95% interval; win% with its Wilson 95% interval; pts/hand: points "
+    "per hand played; made%: contracts made; avg-bid: mean bid; thrown/100: hands thrown in "
+    "that the agent caused, per 100; ms/move: agent time per decision; forfeits: contracts "
+    "forfeited (conduct)."
+)
+
+
 def _format_leaderboard(report: dict[str, Any]) -> list[str]:
-    """The leaderboard table: its head, a rule and a line per agent."""
+    """The leaderboard table: its head (one word per column), a rule, a line per agent with
+    its name in full, and a legend of the columns."""
+    width = max([5, *(len(r["agent"]) for r in report["leaderboard"])])
     head = (
-        f"{'#':>2} {'agent':<16} {'Elo':>6} {'95% CI':>13}  {'win%':>5} {'Wilson 95%':>13} "
-        f"{'games':>6} {'pts/hand':>8} {'bid ok%':>7} {'bid':>4} {'thrown/100':>10} "
+        f"{'#':>2} {'agent':<{width}} {'Elo':>6} {'Elo-95%':>13}  {'win%':>5} {'win-95%':>13} "
+        f"{'games':>6} {'pts/hand':>8} {'made%':>6} {'avg-bid':>7} {'thrown/100':>10} "
         f"{'ms/move':>7} {'forfeits':>8}"
     )
     lines = [head, "-" * len(head)]
@@ -445,29 +456,30 @@ def _format_leaderboard(report: dict[str, Any]) -> list[str]:
         ci = f"[{_num(r['elo_low'], '.0f')}, {_num(r['elo_high'], '.0f')}]"
         wil = f"[{_pct(r['win_low']).strip()}, {_pct(r['win_high']).strip()}]"
         lines.append(
-            f"{r['rank']:>2} {r['agent'][:16]:<16} {_num(r['elo'], '6.0f'):>6} {ci:>13}  "
+            f"{r['rank']:>2} {r['agent']:<{width}} {_num(r['elo'], '6.0f'):>6} {ci:>13}  "
             f"{_pct(r['win_rate'])} {wil:>13} {r['games']:>6} "
-            f"{_num(r['points_per_hand'], '+8.2f'):>8} {_pct(r['bid_success']):>7} "
-            f"{_num(r['mean_bid'], '4.2f'):>4} {_num(r['thrown_in_per_100'], '10.1f'):>10} "
+            f"{_num(r['points_per_hand'], '+8.2f'):>8} {_pct(r['bid_success']):>6} "
+            f"{_num(r['mean_bid'], '7.2f'):>7} {_num(r['thrown_in_per_100'], '10.1f'):>10} "
             f"{_num(r['ms_per_move'], '7.3f'):>7} {r['forfeits']:>8}"
         )
+    lines += textwrap.wrap(_LEGEND, 100)
     return lines
 
 
 def _format_pairwise(report: dict[str, Any]) -> list[str]:
-    """The win-rate matrix in leaderboard order, then each pairing's duplicate matches."""
+    """The win-rate matrix in leaderboard order (columns by rank, so that long names fit),
+    then each pairing's duplicate matches."""
     lines = []
-    order = [r["agent"] for r in report["leaderboard"]]
+    board = report["leaderboard"]
+    order = [r["agent"] for r in board]
     if order:
-        lines += ["", "Pairwise win rate, row against column (%):"]
-        width = max(8, *(min(len(a), 12) + 1 for a in order))
-        lines.append(f"{'':<16}" + "".join(f"{a[:12]:>{width}}" for a in order))
-        for a in order:
-            vals = [report["matrix"][a][b] for b in order]
-            cells = "".join(
-                f"{'-' if v is None else format(100 * v, '.1f'):>{width}}" for v in vals
-            )
-            lines.append(f"{a[:16]:<16}{cells}")
+        lines += ["", "Pairwise win rate, row against column (%; columns by leaderboard #):"]
+        width = max([5, *(len(a) for a in order)])
+        lines.append(f"{'':>2} {'':<{width}}" + "".join(f"{r['rank']:>7}" for r in board))
+        for r in board:
+            vals = [report["matrix"][r["agent"]][b] for b in order]
+            cells = "".join(f"{'-' if v is None else format(100 * v, '.1f'):>7}" for v in vals)
+            lines.append(f"{r['rank']:>2} {r['agent']:<{width}}{cells}")
     if report["pairwise"]:
         lines += [
             "",

@@ -11,6 +11,13 @@ legal action is played for it, and an event is recorded; calls slower than
 ``move_time_limit_s`` are recorded as slow. A match that reaches `max_hands` hands without a
 winner is stopped and recorded as unfinished (a draw in the ratings).
 
+The hard limit is enforced two ways. A bot in its own process (:mod:`agents.process`: a
+``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
+that long, then killed and restarted; the timeout is recorded and the match goes on, whatever
+the bot does with signals and in whatever thread the runner runs. A bot in this process (the
+bundled ones, trusted) is interrupted by SIGALRM, which works in the main thread only and
+which a bot can swallow: that is why custom bots are isolated by default.
+
 Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
 :mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
 it, and a database from another tournament is refused unchanged.
@@ -29,19 +36,21 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.isolated import IsolatedAgent
+from agents.modules import import_agent_modules
 from agents.registry import make_agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
-from tournament.config import TournamentConfigError
 from tournament.db import EventRow, HandRow, MatchRow, rows_from_columns, seat_columns
 from tournament.planning import Job
 
 __all__ = [
     "LockstepRunner",
     "Records",
+    "close_agents",
     "game_streams",
     "import_agent_modules",
     "make_job_agents",
@@ -90,6 +99,16 @@ def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np
         ^ _STREAM_SALTS[0]
     )
     return mix64(key ^ _STREAM_SALTS[1]) + mix64(key ^ _STREAM_SALTS[2])
+
+
+@dataclass
+class _Outcome:
+    """One batched agent call under the conduct rules."""
+
+    actions: Any  # what the agent returned (checked by _check_actions)
+    seconds: float  # wall time of the call
+    move_seconds: np.ndarray  # (K,) float64: the time charged to each table's move
+    failures: dict[int, tuple[str, str]]  # row -> (kind, detail): timeout, error, illegal
 
 
 class _MoveTimeout(BaseException):
@@ -159,10 +178,20 @@ class LockstepRunner:
         self.hard = float(rules.move_hard_limit_s)
 
     # -- one agent call under the conduct rules ---------------------------------------------
-    def _call(
+    def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
+        """One batched call of `agent` under the conduct rules (see the module docstring)."""
+        if getattr(agent, "act_timed", None) is not None:  # a bot in its own process
+            reply = agent.act_timed(view, self.hard)
+            return _Outcome(reply.actions, reply.elapsed, reply.seconds, reply.failures)
+        out, dt, kind, detail = self._call_here(agent, view, use_alarm)
+        k = view.size
+        failures = {} if kind is None else {j: (kind, detail) for j in range(k)}
+        return _Outcome(out, dt, np.full(k, dt), failures)
+
+    def _call_here(
         self, agent: Agent, view: SeatView, use_alarm: bool
     ) -> tuple[Any, float, str | None, str]:
-        """(output, seconds, failure kind or None, detail)."""
+        """(output, seconds, failure kind or None, detail) of a call in this process."""
         t0 = self.clock()
         try:
             if use_alarm:
@@ -264,28 +293,34 @@ class LockstepRunner:
         plays the lowest legal action instead; a slow call is recorded."""
         state = tables.state
         view = seat_view(self.engine, state, idx, np.int8(seat), mask)
-        result, dt, kind, detail = self._call(self.agents[side][seat], view, use_alarm)
+        res = self._call(self.agents[side][seat], view, use_alarm)
         k = idx.size
-        tables.hand_secs[idx, seat] += dt / k  # one batched call: its time split over its tables
+        tables.hand_secs[idx, seat] += res.seconds / k  # a batched call's time split evenly
         tables.hand_decs[idx, seat] += 1
-        bad = np.ones(k, bool)
-        acts = np.zeros(k, np.int64)
-        if kind is None:
-            acts, bad, kind, detail = _check_actions(result, view.legal_mask)
+        if len(res.failures) == k:  # the whole call failed (always so for one in this process)
+            acts, bad, detail = np.zeros(k, np.int64), np.ones(k, bool), None
+        else:
+            acts, bad, _, detail = _check_actions(res.actions, view.legal_mask)
         label = self.pair[side]
+        for j in res.failures:
+            bad[j] = True
+        for j in np.flatnonzero(bad).tolist():
+            if j in res.failures:
+                kind, d = res.failures[j]
+            else:
+                kind, d = "illegal", detail(j) if callable(detail) else detail
+            dt = float(res.move_seconds[j])
+            out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
         if bad.any():
             acts = np.where(bad, np.argmax(view.legal_mask, axis=1), acts)
             t_bad = idx[bad]
             self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
             tables.match_forfeits[t_bad] += 1
-            for j in np.flatnonzero(bad):
-                d = detail(j) if callable(detail) else detail
-                out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
-        elif dt > self.soft:
+        slow = ~bad & (res.move_seconds > self.soft)
+        for j in np.flatnonzero(slow):
+            dt = float(res.move_seconds[j])
             d = f"took {dt:.3f} s (time limit {self.soft} s)"
-            out.events.extend(
-                self._event(tables, t, seat, label, "slow", d, dt) for t in idx.tolist()
-            )
+            out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
         return acts
 
     def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
@@ -419,34 +454,39 @@ def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return acts, ~ok, "illegal", detail
 
 
-def import_agent_modules(modules: Sequence[str]) -> None:
-    """Import modules that register agents; a missing one is a clear error."""
-    import importlib
-
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError as e:
-            raise TournamentConfigError(
-                f"agent module {name!r} cannot be imported ({e}): expected an importable module "
-                "that registers agents"
-            ) from None
-
-
 def make_job_agents(job: Job) -> list[list[Agent]]:
-    """The 2 x 4 agent instances of a job, each seeded from the config."""
+    """The 2 x 4 agent instances of a job, each seeded from the config; the agents listed in
+    `job.isolated` each in a process of its own (started at its first move)."""
     import_agent_modules(job.agent_modules)
     rules = Rules.from_dict(job.rules)
+
+    def make(label: str, seed: int) -> Agent:
+        if label in job.isolated:
+            return IsolatedAgent(label, rules, seed, job.agent_modules)
+        return make_agent(label, rules, seed=seed)
+
     return [
-        [make_agent(job.pair[side], rules, seed=job.agent_seed(side, seat)) for seat in range(4)]
-        for side in (0, 1)
+        [make(job.pair[side], job.agent_seed(side, seat)) for seat in range(4)] for side in (0, 1)
     ]
 
 
+def close_agents(agents: Sequence[Sequence[Agent]]) -> None:
+    """Stop the processes of the agents that have them (`close`); the others have nothing."""
+    for side in agents:
+        for agent in side:
+            close = getattr(agent, "close", None)
+            if close is not None:
+                close()
+
+
 def run_job(job: Job, sink: Callable[[Records], None]) -> None:
-    """Play one job in this process."""
-    runner = LockstepRunner(
-        Rules.from_dict(job.rules), job.pair, make_job_agents(job), job.seed, job.max_hands,
-        job.table_batch, sink, job.flush_seconds,
-    )  # fmt: skip
-    runner.run(job.games)
+    """Play one job in this process (its bot processes are stopped at the end)."""
+    agents = make_job_agents(job)
+    try:
+        runner = LockstepRunner(
+            Rules.from_dict(job.rules), job.pair, agents, job.seed, job.max_hands,
+            job.table_batch, sink, job.flush_seconds,
+        )  # fmt: skip
+        runner.run(job.games)
+    finally:
+        close_agents(agents)
