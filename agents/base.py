@@ -14,7 +14,10 @@ agent's seed, the game's stream key (``view.stream``, set by whoever runs the ga
 position the seat sees (:func:`view_uniform`): a pure function of what the agent knows. So a
 bot makes the same choice in the same position whatever the batch, the order in which tables
 are played, the number of workers or a resume, and the compiled play-outs
-(:mod:`agents.playout`) draw exactly what `act` draws.
+(:mod:`agents.playout`) draw exactly what `act` draws. Bots that need many numbers per
+decision (the deals of `pimc`, a sampled neural policy) draw them the same way: from a key
+per position (:func:`view_keys`) and counters (:func:`key_uniforms`), never from a stream
+shared across the batch.
 """
 
 from __future__ import annotations
@@ -92,6 +95,23 @@ def view_uniforms(views: np.ndarray, key: np.uint64, salt: np.uint64, out: np.nd
         out[j] = view_uniform(views[j], key, salt)
 
 
+def view_keys(view: SeatView, key: np.uint64, salt: np.uint64) -> np.ndarray:
+    """(K,) uint64: a key per row of `view`, fixed by the agent's key, a salt, the game's
+    stream key and the position (as `view_uniform`): the seed of that decision's own
+    random numbers (see `key_uniforms`)."""
+    u = np.empty(view.size, np.float64)
+    view_uniforms(view.records, key, salt, u)
+    return mix64((u * 9007199254740992.0).astype(np.uint64))  # u * 2**53: exact 53-bit ints
+
+
+def key_uniforms(keys: np.ndarray, m: int) -> np.ndarray:
+    """(n, m) float64 uniforms in [0, 1): the first `m` counter-based draws of each of the
+    (n,) uint64 `keys`, so a row's numbers depend on its key alone, never on the batch."""
+    counters = mix64(np.arange(1, m + 1, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03))
+    h = mix64(np.asarray(keys, np.uint64)[:, None] ^ counters[None, :])
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
 POLICY_RANDOM = 1
 POLICY_HEURISTIC = 2
 
@@ -126,6 +146,10 @@ class Agent:
     stateless: bool = True
     """Each decision depends on the view in hand alone (and the seed), nothing remembered
     from earlier calls: one instance may then play several seats in a play-out."""
+    replayable: bool = False
+    """Each decision is a function of the view, the seed and the game's stream key alone (no
+    generator advanced by earlier calls): a game of a tournament can then be played again,
+    card for card, from its database (:mod:`tournament.replay`). False unless a bot says so."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -218,6 +242,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    replayable = True  # its draws hash the seed, the stream and the position
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, max_bid: int | None = 4) -> None:
         super().__init__(rules, seed)

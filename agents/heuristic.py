@@ -62,11 +62,11 @@ from agents.base import (
 from fourhundred_env._jit import ONE, U64, ZERO, helper, highest_bit, kernel, lowest_bit, popcount
 from fourhundred_env.cards import BID_OFFSET, FULL_DECK, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.configs import check_fields
-from fourhundred_env.errors import ConfigError
+from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.kernels import BID, HEARTS, PLAY, SUITS, bid_value, rules_record
 from fourhundred_env.registry import NoSettings, register_agent, spec_settings
 from fourhundred_env.rules import Rules
-from fourhundred_env.view import SeatView
+from fourhundred_env.view import SeatView, valid_view
 
 DECK = FULL_DECK
 SQRT2 = math.sqrt(2.0)  # the same double as np.sqrt(2.0)
@@ -647,14 +647,19 @@ def heuristic_one(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray,
 
 @kernel
 def decide(views: np.ndarray, rules: np.ndarray, params: np.ndarray, key: np.uint64,
-           out: np.ndarray) -> None:  # fmt: skip
+           out: np.ndarray) -> int:  # fmt: skip
     """out (K,) int64: `heuristic_one` at each of the K records of `views` (SeatView.DTYPE).
-    params: (1,) PARAMS_DTYPE; rules: the engine's (1,) rules record; key: the agent's."""
+    params: (1,) PARAMS_DTYPE; rules: the engine's (1,) rules record; key: the agent's.
+    Returns the first record that is not a valid view (nothing decided), or -1."""
+    for j in range(views.shape[0]):
+        if not valid_view(views[j]):
+            return j
     r = rules[0]
     p = params[0]
     f = np.empty(NUM_FEATURES)
     for j in range(views.shape[0]):
         out[j] = heuristic_one(views[j], r, p, f, key)
+    return -1
 
 
 @kernel
@@ -692,6 +697,7 @@ class HeuristicAgent(Agent):
     """Rule-based bidding and card play, compiled (see the module docstring)."""
 
     name = "heuristic"
+    replayable = True  # its explore draws hash the seed, the stream and the position
     _MIN_BIDS = False
     """True: bid like `minbid` (the kernel's min_bids switch) instead of by the evaluation."""
 
@@ -706,7 +712,12 @@ class HeuristicAgent(Agent):
     def act(self, view: SeatView) -> np.ndarray:
         """(K,) int64 legal actions for the K tables of `view` (bidding or playing)."""
         out = np.empty(view.size, np.int64)
-        decide(view.records, self._rules, self._params, self.key, out)
+        bad = decide(view.records, self._rules, self._params, self.key, out)
+        if bad >= 0:
+            raise FourHundredError(
+                f"{self.name}: view {bad} is not a seat's view (phase {int(view.phase[bad])}, "
+                f"bids {view.bids[bad].tolist()}): expected one cut by seat_view"
+            )
         return out
 
     def compiled_policy(self) -> CompiledPolicy:

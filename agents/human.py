@@ -31,7 +31,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
-from fourhundred_env.registry import NoSettings, make_agent, register_agent
+from fourhundred_env.registry import NoSettings, make_agent, parse_spec, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
@@ -234,7 +234,7 @@ def play_match(
     agents: dict[int, Agent] = {}
     names: dict[int, str] = {seat: "you"}
     for s, spec in zip(others, bots, strict=True):
-        if spec.partition(":")[0] == "human":
+        if parse_spec(spec)[0] == "human":
             raise FourHundredError(
                 "only one person can play: choose bot agents for the other seats"
             )

@@ -2,7 +2,10 @@
 ``neural-bid:PATH`` bids with one and plays the cards with the checkpoint's fixed play policy.
 
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
-Inference is batched over the K tables of a view, on the GPU when one is available.
+Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
+policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
+agent's seed, the game's stream key and the position: `agents.base.view_uniform`), never
+from a generator shared across the batch, so it plays a game the same way in any batch.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, view_uniforms
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
@@ -19,6 +22,8 @@ from fourhundred_env.observation import encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
+
+SAMPLE_SALT = np.uint64(0x5851F42D4C957F2D)
 
 
 class NeuralAgent(Agent):
@@ -60,7 +65,6 @@ class NeuralAgent(Agent):
         self.path = path
         self.sample = sample
         self.name = f"neural:{path}"
-        self._gen = torch.Generator(device=self.device).manual_seed(seed)
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
@@ -84,15 +88,27 @@ class NeuralAgent(Agent):
         if view.size == 0:
             return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
         logp = self._log_probs(view)
-        probs = logp.exp()
+        probs = logp.exp().cpu().numpy()
         if self.sample:
-            actions = self._torch.multinomial(probs, 1, generator=self._gen).squeeze(1)
+            u = np.empty(view.size, np.float64)
+            view_uniforms(view.records, self.key, SAMPLE_SALT, u)
+            actions = sample_from_probs(probs, view.legal_mask, u)
         else:
-            actions = logp.argmax(-1)
-        return actions.cpu().numpy().astype(np.int64), probs.cpu().numpy()
+            actions = logp.argmax(-1).cpu().numpy().astype(np.int64)
+        return actions, probs
 
     def act(self, view: SeatView) -> np.ndarray:
         return self.act_with_probs(view)[0]
+
+
+def sample_from_probs(probs: np.ndarray, legal_mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """(K,) int64: for each row of (K, 66) `probs`, the action whose interval of the
+    cumulative distribution holds the row's uniform `u` (K,); an action of probability 0
+    is never chosen, and rounding past the end falls on the last legal action."""
+    cum = np.cumsum(np.where(legal_mask, probs, 0.0).astype(np.float64), axis=1)
+    actions = (cum <= (u * cum[:, -1])[:, None]).sum(axis=1)
+    last = legal_mask.shape[1] - 1 - np.argmax(legal_mask[:, ::-1], axis=1)
+    return np.minimum(actions, last).astype(np.int64)
 
 
 class BidPlayAgent(Agent):

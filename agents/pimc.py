@@ -9,6 +9,10 @@ Ties go to the base agent's own action. This is Perfect Information Monte Carlo 
 (Ginsberg's GIB) with play-outs by an imperfect-information policy, so the play-outs do not
 cheat; the deals ignore what the bids say about the hands.
 
+The deals of a decision are drawn from that decision's own key (`agents.base.view_keys`: the
+agent's seed, the game's stream key and the position), so the bot plays the same move in the
+same position whatever the batch, the other tables or a resume.
+
 Specs: ``pimc`` (base `heuristic-v1`, 16 worlds, card play only: bids by the base agent),
 ``pimc:worlds=32,bids=1,base=heuristic``. It costs about worlds x legal actions x the rest of
 the hand in base-agent decisions per move, so it is a yardstick for what one step of policy
@@ -21,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, key_uniforms, view_keys
 from agents.rollout import rollout_values
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.configs import check_fields
-from fourhundred_env.engine import Engine, Phase, State, unpack_sets
+from fourhundred_env.engine import Engine, Phase, State, mix64, unpack_sets
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
@@ -33,18 +37,22 @@ from fourhundred_env.view import SeatView, world_state
 
 _ONE = np.uint64(1)
 _SUIT = np.arange(NUM_CARDS) // 13
+_DEAL_SALT = np.uint64(0x8CB92BA72F3D8DD7)
+_TRY_SALT = np.uint64(0xA0761D6478BD642F)
 
 
 def _deal(
-    cards: np.ndarray, need: np.ndarray, void: np.ndarray, rng: np.random.Generator
+    cards: np.ndarray, need: np.ndarray, void: np.ndarray, keys: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Deal the (n, 52) bool `cards` to seats with (n, 4) `need` cards each, avoiding the
-    (n, seat, suit) `void` suits: (n, 4) uint64 hands and (n,) bool rows that hit a dead end
-    (where a card had to go to a seat void in its suit)."""
+    (n, seat, suit) `void` suits, each row with the numbers of its own (n,) uint64 key:
+    (n, 4) uint64 hands and (n,) bool rows that hit a dead end (where a card had to go to a
+    seat void in its suit)."""
     n = len(cards)
+    u = key_uniforms(keys, 2 * NUM_CARDS)  # a card order, then where each card goes
     # most constrained suits first (fewest seats that may hold them), random within
     choices = ((need[:, :, None] > 0) & (void == 0)).sum(1)[:, _SUIT]  # (n, 52)
-    key = np.where(cards, choices + rng.random((n, NUM_CARDS)), np.inf)
+    key = np.where(cards, choices + u[:, :NUM_CARDS], np.inf)
     order = np.argsort(key, axis=1)
     count = cards.sum(1)
     hands = np.zeros((n, 4), np.uint64)
@@ -59,7 +67,7 @@ def _deal(
         stuck |= dead
         allowed[dead] = left[dead] > 0  # the voids give way
         cum = np.where(allowed, left, 0).astype(np.float64).cumsum(1)
-        to = np.minimum(((rng.random(n) * cum[:, -1])[:, None] >= cum).sum(1), 3)
+        to = np.minimum(((u[:, NUM_CARDS + j] * cum[:, -1])[:, None] >= cum).sum(1), 3)
         r = rows[live]
         hands[r, to[live]] |= _ONE << card[live].astype(np.uint64)
         left[r, to[live]] -= 1
@@ -67,13 +75,14 @@ def _deal(
 
 
 def determinize(
-    engine: Engine, view: SeatView, worlds: int, rng: np.random.Generator, tries: int = 50
+    engine: Engine, view: SeatView, worlds: int, keys: np.ndarray, tries: int = 50
 ) -> State:
     """A State of K * worlds tables (world w of table k at row k * worlds + w): the public
     facts and the viewer's hand of `view`, the other hands dealt at random from the unseen
     cards, each seat getting as many as it holds and none of a suit it has shown void in.
-    A deal that runs into a dead end is dealt again (up to `tries` times, then the voids
-    give way)."""
+    The worlds of table k are drawn from its key, `keys[k]` ((K,) uint64), alone. A deal
+    that runs into a dead end is dealt again (up to `tries` times, then the voids give
+    way)."""
     k = view.size
     n = k * worlds
     rep = np.repeat(np.arange(k), worlds)
@@ -85,12 +94,17 @@ def determinize(
     need[np.arange(n), seat] = 0
     void = (view.shown_void[rep][:, :, None] >> np.arange(4, dtype=np.uint8)) & 1  # (n, 4, 4)
     cards = unpack_sets(unseen, NUM_CARDS).astype(bool)  # (n, 52)
-    hands, stuck = _deal(cards, need, void, rng)
-    for _ in range(tries):
+    world_keys = mix64(
+        np.asarray(keys, np.uint64)[rep]
+        ^ mix64(np.arange(n, dtype=np.uint64) % np.uint64(worlds) + _DEAL_SALT)
+    )
+    hands, stuck = _deal(cards, need, void, world_keys)
+    for attempt in range(1, tries + 1):
         if not stuck.any():
             break
         again = np.flatnonzero(stuck)
-        hands[again], stuck[again] = _deal(cards[again], need[again], void[again], rng)
+        retry_keys = mix64(world_keys[again] ^ mix64(np.array([attempt], np.uint64) ^ _TRY_SALT))
+        hands[again], stuck[again] = _deal(cards[again], need[again], void[again], retry_keys)
     hands[np.arange(n), seat] = held
     return world_state(engine, view, hands, rep)
 
@@ -99,6 +113,7 @@ class PimcAgent(Agent):
     """See the module docstring."""
 
     name = "pimc"
+    replayable = False  # its worlds come from self.rng, which every call advances
 
     def __init__(
         self,
@@ -127,7 +142,9 @@ class PimcAgent(Agent):
         rows = np.flatnonzero(search)
         if rows.size == 0:
             return actions
-        states = determinize(self.engine, view.select(rows), self.worlds, self.rng)
+        searched = view.select(rows)
+        keys = view_keys(searched, self.key, _DEAL_SALT)
+        states = determinize(self.engine, searched, self.worlds, keys)
         values = rollout_values(self.engine, states, self.base)
         mean = values.reshape(rows.size, self.worlds, -1).mean(axis=1)
         own = mean[np.arange(rows.size), actions[rows]]

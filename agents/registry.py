@@ -37,8 +37,8 @@ __all__ = [
     "spec_settings",
 ]
 
-_MODULES = ("agents.heuristic", "agents.heuristic_v1", "agents.human", "agents.neural",
-            "agents.pimc", "agents.search")  # fmt: skip
+_MODULES = ("agents.external", "agents.heuristic", "agents.heuristic_v1", "agents.human",
+            "agents.neural", "agents.pimc", "agents.search")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from agents import make_agent
-    from agents.tournament import game_streams
+    from tournament.runner import game_streams
     from fourhundred_env import Engine, Rules
     from fourhundred_env.engine import Phase
     from fourhundred_env.view import seat_view

@@ -4,7 +4,7 @@
     python benchmarks/tournament_throughput.py --workers 1 --matches 500 --repeats 3
 
 Each repeat runs a fresh tournament of the pairing heuristic vs heuristic (a mirror pairing:
-two separate sets of four instances) through `agents.tournament.run_tournament`, exactly as
+two separate sets of four instances) through `tournament.parallel.run_tournament`, exactly as
 `fourhundred tournament` does: duplicate matches, lockstep tables (all 1,000 games of a job at
 once by default: refilling a smaller batch lengthens the job), worker processes, every
 hand and match written to a fresh SQLite database, conduct checks on every move. Reported:
@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents.tournament import load_config, run_tournament
+from tournament.config import load_config
+from tournament.parallel import run_tournament
 
 
 def run_once(

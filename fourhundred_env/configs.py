@@ -14,6 +14,10 @@ Values given as Python or YAML values must have the type (an int for a float fie
 agent specs) are parsed by the type they go into (``1e6`` for an int, ``yes`` for a bool). An unknown key, or a value that does not fit, raises :class:`ConfigError` naming the
 key, the value and what was expected; each dataclass's own ``__post_init__`` checks its
 ranges after :func:`check_fields`. PyYAML is imported only to read or write files.
+
+The YAML files in the repository's ``configs/`` are installed with the package
+(``fourhundred_env.bundled_configs``): :func:`config_path` finds one by name from any
+directory (``tiny``, ``default`` for a tournament), and a path is still a path.
 """
 
 from __future__ import annotations
@@ -218,6 +222,45 @@ def parse_overrides(items: Iterable[str]) -> dict[str, str]:
             raise ConfigError(f"override {item!r}: expected key=value, like learning_rate=1e-4")
         out[key.strip()] = value.strip()
     return out
+
+
+BUNDLED_PACKAGE = "fourhundred_env.bundled_configs"
+"""The package the repository's configs/*.yaml install as (pyproject.toml's package-dir)."""
+
+
+def bundled_configs(kind: str | None = None) -> dict[str, Path]:
+    """The bundled configs by name: {"tiny": .../tiny.yaml, ...}; with `kind`
+    ("tournament"), only that kind's, named without the prefix ({"default": ...})."""
+    from importlib.resources import files
+
+    root = Path(str(files(BUNDLED_PACKAGE)))
+    found = {p.stem: p for p in sorted(root.glob("*.yaml"))}
+    if kind is None:
+        return found
+    prefix = f"{kind}_"
+    return {n.removeprefix(prefix): p for n, p in found.items() if n.startswith(prefix)}
+
+
+def config_path(name_or_path: str | Path, kind: str | None = None) -> Path:
+    """The config file `name_or_path` stands for: an existing file as given; else a bundled
+    config by name, with or without ``.yaml`` or a leading ``configs/`` (``tiny``,
+    ``configs/tiny.yaml``; for `kind` "tournament" also ``default`` for
+    ``tournament_default.yaml``). Anything else raises ConfigError naming the choices."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    text = str(name_or_path)
+    name = text.removeprefix("configs/").removesuffix(".yaml").removesuffix(".yml")
+    if "/" not in name and "\\" not in name:
+        choices = bundled_configs(kind) if kind else {}
+        found = {**bundled_configs(), **choices}
+        if name in found:
+            return found[name]
+    names = sorted(bundled_configs(kind) if kind else bundled_configs())
+    raise ConfigError(
+        f"config {text!r}: no such file, nor a bundled config: expected a YAML path or one "
+        f"of {names}"
+    )
 
 
 def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:

@@ -57,7 +57,7 @@ from numpy.typing import DTypeLike
 from fourhundred_env._jit import ONE, ZERO, helper, kernel, lowest_bit
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.view import NO_MASK, SeatView, check_cut, cut_view
+from fourhundred_env.view import NO_MASK, SeatView, check_cut, cut_view, valid_view
 
 OBS_VERSION = 1
 """Layout version of the observation vector; bump it whenever the index table changes."""
@@ -225,10 +225,10 @@ def encode_one(v: np.ndarray, scale: np.ndarray, row: np.ndarray) -> None:
 
 @kernel
 def encode_views(views: np.ndarray, scale: np.ndarray, out: np.ndarray) -> int:
-    """out[k] = the observation of view k (see `encode_one`). Returns the first row whose
-    viewer is not a seat 0-3 (nothing written), or -1."""
+    """out[k] = the observation of view k (see `encode_one`). Returns the first row that is
+    not a valid view (a viewer outside 0-3, a bid outside 0-13...: nothing written), or -1."""
     for k in range(views.shape[0]):
-        if views[k]["seat"] < 0 or views[k]["seat"] > 3:
+        if not valid_view(views[k]):
             return k
     for k in range(views.shape[0]):
         encode_one(views[k], scale, out[k])
@@ -284,7 +284,10 @@ def encode_observation(
     bad = encode_views(view.records, OBS_SCALE if dtype == np.float32 else _ONES_INT8, out)
     if bad >= 0:
         raise FourHundredError(
-            f"encode_observation: viewer seats {np.unique(view.seat).tolist()}: expected seats 0 to 3"
+            f"encode_observation: view {bad} is not a seat's view (viewer seats "
+            f"{np.unique(view.seat).tolist()}, phase {int(view.phase[bad])}, bids "
+            f"{view.bids[bad].tolist()}): expected a viewer 0 to 3, a phase 0 to 3, bids 0 to 13 "
+            "and the other fields as seat_view cuts them"
         )
     return out
 

@@ -22,6 +22,11 @@ ScoreTable = Literal["wiki", "pagat"]
 TotalCountedIn = Literal["tricks", "points"]
 SimultaneousFinish = Literal["extend", "highest_player", "highest_team_total"]
 
+CONDUCT_FLAGS: tuple[str, ...] = ("auto_claim", "move_time_limit_s", "move_hard_limit_s")
+"""Flags that do not change the game being played: the tournament's conduct (time limits) and
+a play-out convenience (`auto_claim` must give exactly the tricks playing out gives). A policy
+trained under other values of these still plays this game (:meth:`Rules.game_differences`)."""
+
 # Value of a made or missed bid of 0..13 under each table (index = bid; 0 is never bid).
 _WIKI_VALUES = (0, 1, 2, 3, 4, 10, 12, 14, 16, 27, 40, 40, 40, 40)
 _PAGAT_VALUES = tuple(b if b <= 6 else 2 * b for b in range(14))
@@ -126,6 +131,14 @@ class Rules:
     def replace(self, **changes: Any) -> Rules:
         """A copy with some flags changed (validated like the constructor)."""
         return Rules.from_dict({**self.to_dict(), **changes})
+
+    def game_differences(self, other: Rules) -> dict[str, tuple[Any, Any]]:
+        """{flag: (self's value, other's value)} for the flags of the game itself (all but
+        :data:`CONDUCT_FLAGS`) on which the two profiles differ; empty for the same game."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return {
+            k: (v, theirs[k]) for k, v in mine.items() if k not in CONDUCT_FLAGS and theirs[k] != v
+        }
 
     @property
     def name(self) -> str:

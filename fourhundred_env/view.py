@@ -103,6 +103,25 @@ def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
 
 
 @helper
+def valid_view(v: np.ndarray) -> bool:
+    """The view record holds values a seat view can hold (a viewer 0-3, a phase, bids 0-13,
+    trick cards -1..51, seats -1..3...): what the kernels that read views index with. A view
+    cut by `seat_view` always does; one built from arrays by hand is checked before use."""
+    if not (0 <= v["seat"] <= 3 and 0 <= v["phase"] <= 3 and 0 <= v["num_bids"] <= 4):
+        return False
+    if not (0 <= v["trick_size"] <= 3 and 0 <= v["led_suit"] <= 3 and 0 <= v["num_tricks"] <= 13):
+        return False
+    if not (-1 <= v["to_play"] <= 3 and -1 <= v["dealer"] <= 3 and -1 <= v["trick_leader"] <= 3):
+        return False
+    for k in range(4):
+        if not (0 <= v["bids"][k] <= 13 and 0 <= v["min_bid"][k] <= 13):
+            return False
+        if not (-1 <= v["trick_cards"][k] <= 51 and 0 <= v["tricks_won"][k] <= 13):
+            return False
+    return True
+
+
+@helper
 def check_cut(s: np.ndarray, index: np.ndarray, seats: np.ndarray) -> int:
     """The first j whose table index[j] is not in 0..B-1 or whose seat is not -1..3, else -1.
     `seats` empty: each table's seat to play."""

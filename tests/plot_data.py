@@ -30,7 +30,7 @@ class PlotData:
     real_run: Path  # tiny Trainer run: charts/* and losses/*, no eval/*
     synthetic_run: Path  # charts/*, losses/* and eval/* (with Wilson bounds)
     db: Path  # tournament results
-    tournament_config: object  # agents.tournament.TournamentConfig
+    tournament_config: object  # tournament.config.TournamentConfig
 
 
 _CACHE: dict[str, PlotData] = {}
@@ -40,7 +40,7 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
     """A run folder with every scalar train/ppo.py logs, eval/* every EVAL_EVERY updates."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.ratings import wilson_interval
+    from tournament.ratings import wilson_interval
 
     rng = np.random.default_rng(seed)
     run_dir.mkdir(parents=True)
@@ -71,14 +71,14 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
             scalars |= {"eval/win_rate": wins / games, "eval/win_rate_low": low,
                         "eval/win_rate_high": high}  # fmt: skip
         for tag, value in scalars.items():
-            writer.add_scalar(tag, float(value), u)
+            writer.add_scalar(tag, float(value), 1024 * u)  # the step: learner decisions
     writer.close()
     return run_dir
 
 
 def make_plot_data(base: Path) -> PlotData:
-    from agents.tournament import load_config as load_tournament_config
-    from agents.tournament import run_tournament
+    from tournament.config import load_config as load_tournament_config
+    from tournament.parallel import run_tournament
     from train.config import load_config
     from train.ppo import Trainer
 

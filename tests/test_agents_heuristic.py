@@ -26,7 +26,6 @@ from agents.heuristic import (
     mask_to_set,
 )
 from agents.heuristic_v1 import HeuristicV1Agent
-from agents.tournament import LockstepRunner, Records
 from fourhundred_env.cards import BID_OFFSET, REDEAL_ACTION, action_text, cards_to_set, parse_hand
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import FourHundredError
@@ -36,6 +35,7 @@ from fourhundred_env.view import seat_view
 from tests.make_heuristic_fixture import PATH as FIXTURE_PATH
 from tests.make_heuristic_fixture import PROFILES as FIXTURE_PROFILES
 from tests.make_heuristic_fixture import load_views
+from tournament.runner import LockstepRunner, Records
 
 PROFILES = [Rules(), Rules.preset("pagat"), Rules(auto_claim=True), Rules(five_to_run=True),
             Rules(no_face_redeal=False)]  # fmt: skip

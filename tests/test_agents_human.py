@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.human import HumanAgent, QuitGame, hand_line, play_match, render_view
+from fourhundred_cli import main as cli_main
 from fourhundred_env.cards import BID_OFFSET, cards_to_set, parse_card, parse_hand
-from fourhundred_env.cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
@@ -142,7 +142,8 @@ def test_play_quits_cleanly_and_rejects_bad_setups(monkeypatch, capsys) -> None:
 def test_a_person_in_a_tournament_plays_in_process_and_quit_stops_the_run(
     monkeypatch, capsys, tmp_path
 ) -> None:
-    from agents.tournament import load_config, plan_jobs
+    from tournament.config import load_config
+    from tournament.planning import plan_jobs
 
     cfg = load_config(None, {"agents": ["human", "random"], "matches": 2, "workers": 2})
     assert cfg.interactive and {j.table_batch for j in plan_jobs(cfg)} == {1}

@@ -29,7 +29,8 @@ def test_worlds_agree_with_everything_the_seat_has_seen(seed: int) -> None:
     state = _mid_hand_states(engine, base, 48, seed)
     view = seat_view(engine, state)
     worlds = 8
-    det = determinize(engine, view, worlds, np.random.default_rng(seed))
+    keys = np.arange(view.size, dtype=np.uint64) * np.uint64(7919) + np.uint64(seed)
+    det = determinize(engine, view, worlds, keys)
     assert det.batch_size == view.size * worlds
     rep = np.repeat(np.arange(view.size), worlds)
 
@@ -79,6 +80,33 @@ def test_pimc_plays_legal_moves_the_same_for_the_same_seed() -> None:
     )
     searched = make_agent("pimc:worlds=2,bids=1", rules, seed=0).act(view)
     assert view.legal_mask[np.arange(view.size), searched].all()
+
+
+def test_pimc_decides_each_position_alone_whatever_the_batch() -> None:
+    """A table's move depends on the position, the game's stream and the seed, never on
+    which other tables share the call (what makes a resumed tournament equal a straight one)."""
+    rules = Rules()
+    engine = Engine(rules)
+    base = make_agent("heuristic-v1", rules, seed=0)
+    state = _mid_hand_states(engine, base, 24, 6)
+    n = state.batch_size
+    state.stream[:] = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    view = seat_view(engine, state)
+    whole = make_agent("pimc:worlds=3", rules, seed=5).act(view)
+    one_by_one = [make_agent("pimc:worlds=3", rules, seed=5).act(view.select([i]))[0]
+                  for i in range(view.size)]  # fmt: skip
+    reversed_batch = make_agent("pimc:worlds=3", rules, seed=5).act(
+        view.select(np.arange(n - 1, -1, -1))
+    )
+    np.testing.assert_array_equal(whole, one_by_one)
+    np.testing.assert_array_equal(whole, reversed_batch[::-1])
+    # the worlds of a position hang on its key alone
+    keys = np.arange(view.size, dtype=np.uint64) + np.uint64(11)
+    det = determinize(engine, view, 4, keys)
+    sub = determinize(engine, view.select([5, 2]), 4, keys[[5, 2]])
+    np.testing.assert_array_equal(
+        det.hand_set.reshape(n, 4, 4)[[5, 2]], sub.hand_set.reshape(2, 4, 4)
+    )
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fourhundred_env.cli import main, play_random_match
+from fourhundred_cli import main
+from fourhundred_cli.match import play_random_match
 from fourhundred_env.rules import Rules
 
 

@@ -182,3 +182,27 @@ def test_a_seat_view_built_from_arrays_packs_them() -> None:
     assert rebuilt.equals(view)
     assert encode_observation(rebuilt).tobytes() == encode_observation(view).tobytes()
     assert (view.phase == Phase.BID).all()
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("phase", 100),
+        ("bids", 100),
+        ("trick_cards", 90),
+        ("seat", 7),
+        ("to_play", 9),
+        ("num_bids", 9),
+    ],
+)
+def test_views_built_by_hand_are_checked_before_a_kernel_indexes_with_them(field, value) -> None:
+    engine, state = _bidding_state()
+    arrays = {name: getattr(seat_view(engine, state), name).copy() for name in SeatView.DTYPE.names}
+    arrays[field][0] = value  # a bid of 100 would index past the end of the observation row
+    view = SeatView(**arrays)
+    with pytest.raises(FourHundredError, match="not a seat's view"):
+        encode_observation(view)
+    from agents.heuristic import HeuristicAgent
+
+    with pytest.raises(FourHundredError, match="not a seat's view"):
+        HeuristicAgent(Rules()).act(view)

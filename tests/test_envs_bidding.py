@@ -20,10 +20,26 @@ from tests.envs_common import pick_actions
 
 
 def test_check_env_passes_without_warnings() -> None:
-    env = gym.make("FourHundredBid-v0", illegal_action="penalize")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(env.unwrapped)
+        check_env(gym.make("FourHundredBid-v0").unwrapped)  # defaults: illegal bids end it
+        check_env(gym.make("FourHundredBid-v0", illegal_action="penalize").unwrapped)
+
+
+def test_an_illegal_bid_ends_the_episode_by_default_and_raise_stays_an_option() -> None:
+    env = gym.make("FourHundredBid-v0")
+    assert env.unwrapped.config.illegal_action == "end"
+    obs, _ = env.reset(seed=5)
+    assert (
+        env.get_wrapper_attr("action_masks")().tolist() == obs["action_mask"].astype(bool).tolist()
+    )
+    _, reward, terminated, _, info = env.step(0)  # a card, not a bid
+    assert (reward, terminated, info["illegal_action"], info["outcome"]) == (-1.0, True, True, -1)
+    raising = FourHundredBidEnv(illegal_action="raise")
+    raising.reset(seed=5)
+    with pytest.raises(FourHundredError, match="illegal"):
+        raising.step(0)
+    assert FourHundredBidVectorEnv(2).config.illegal_action == "raise"
 
 
 def test_one_bid_per_episode_rewarded_with_the_hand_points() -> None:

@@ -106,8 +106,28 @@ def test_every_seat_is_an_agent() -> None:
         raw_env(learner_seats=(0,))
 
 
-def test_render() -> None:
+def test_render_follows_pettingzoos_conventions(capsys) -> None:
     aec = raw_env(render_mode="ansi")
     aec.reset(seed=0)
     text = aec.render()
     assert isinstance(text, str) and all(f"hand S{s}" in text for s in range(4))
+    human = raw_env(render_mode="human")
+    human.reset(seed=0)
+    human.step(int(np.flatnonzero(human.observe(human.agent_selection)["action_mask"])[0]))
+    assert "hand S0" in capsys.readouterr().out  # step draws it
+    assert human.render() is None and "hand S3" in capsys.readouterr().out
+    pictures = raw_env(render_mode="rgb_array")
+    pictures.reset(seed=0)
+    image = pictures.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+
+
+def test_an_illegal_action_can_end_the_game_as_in_classic_environments() -> None:
+    aec = raw_env(illegal_action="end", illegal_penalty=-2)
+    aec.reset(seed=1)
+    agent = aec.agent_selection
+    before = aec.driver.state.records.copy()
+    aec.step(0)  # a card while bidding
+    assert all(aec.terminations.values()) and not any(aec.truncations.values())
+    assert aec.rewards == {a: (-2.0 if a == agent else 0.0) for a in AGENTS}
+    assert aec.infos[agent]["illegal_action"] and np.array_equal(aec.driver.state.records, before)

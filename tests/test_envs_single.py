@@ -29,11 +29,11 @@ from tests.envs_common import assert_same_data, pick_actions
     ],
 )
 def test_check_env_passes_without_warnings(options: dict) -> None:
-    # check_env steps unmasked random actions: the env must be in penalize mode for it.
-    env = gym.make("FourHundred-v0", illegal_action="penalize", **options)
+    # check_env steps unmasked random actions: the default illegal_action="end" takes them.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(env.unwrapped)
+        check_env(gym.make("FourHundred-v0", **options).unwrapped)
+        check_env(gym.make("FourHundred-v0", illegal_action="penalize", **options).unwrapped)
 
 
 def play_episode(env: gym.Env, seed: int, max_steps: int = 5000) -> list[tuple]:
@@ -172,12 +172,85 @@ def test_errors() -> None:
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="integer"):
         env.step(1.5)
+    raising = FourHundredEnv(illegal_action="raise")
+    raising.reset(seed=0)
     with pytest.raises(IllegalActionError, match="illegal action"):
-        env.step(0)  # a card during the bidding
+        raising.step(0)  # a card during the bidding
     with pytest.raises(FourHundredError, match="unknown agent"):
         FourHundredEnv(opponents="nobody").reset(seed=0)
-    with pytest.raises(FourHundredError, match="render_mode"):
-        FourHundredEnv(render_mode="human")
+    with pytest.raises(FourHundredError, match=r"render_mode='rgb'.*'rgb_array'"):
+        FourHundredEnv(render_mode="rgb")
+
+
+def test_an_illegal_action_ends_the_episode_and_leaves_the_table_as_it_was() -> None:
+    env = gym.make("FourHundred-v0", illegal_penalty=-5.0)
+    obs, _ = env.reset(seed=2)
+    for step in range(3):  # a few legal decisions first
+        obs, *_ = env.step(int(pick_actions(obs["action_mask"][None], step, np.zeros(1))[0]))
+    before = env.unwrapped.driver.state.records.copy()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-5.0, True, False)
+    assert info["illegal_action"] is True and info["outcome"] == -1 and not info["is_success"]
+    assert info["seat_rewards"].tolist() == [-5.0, 0.0, 0.0, 0.0]
+    assert np.array_equal(env.unwrapped.driver.state.records, before)  # untouched
+    assert obs["action_mask"].tolist() == [1] + [0] * 65  # the finished table's marker
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(0)
+    obs, info = env.reset()
+    _, _, terminated, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert info.get("illegal_action") is False
+
+
+def test_action_masks_through_gym_make_wrappers() -> None:
+    env = gym.make("FourHundred-v0", max_hands=2)
+    assert isinstance(env, gym.Wrapper)
+    masks = env.get_wrapper_attr("action_masks")
+    obs, _ = env.reset(seed=4)
+    for step in range(2000):
+        mask = masks()
+        assert mask.dtype == np.bool_ and mask.shape == (66,) and mask.any()
+        assert np.array_equal(mask, obs["action_mask"].astype(bool))
+        obs, _, terminated, truncated, _ = env.step(
+            int(pick_actions(obs["action_mask"][None], step, np.zeros(1))[0])
+        )
+        if terminated or truncated:
+            assert masks().tolist() == [True] + [False] * 65
+            break
+    else:
+        raise AssertionError("episode did not end")
+
+
+def test_results_in_info_when_a_hand_episode_ends() -> None:
+    env = gym.make("FourHundred-v0", episode="hand", opponents="heuristic")
+    outcomes = set()
+    for seed in range(30):
+        steps = play_episode(env, seed)
+        assert all("outcome" not in s[-1] for s in steps[:-1])  # only at the end
+        info = steps[-1][-1]
+        ret = sum(s[1] for s in steps[1:])
+        seat_points = sum(s[-1]["seat_rewards"] for s in steps[1:])
+        team_diff = seat_points[0] + seat_points[2] - seat_points[1] - seat_points[3]
+        assert info["points"] == ret
+        assert info["outcome"] == np.sign(team_diff) and info["is_success"] == (team_diff > 0)
+        played = not info["thrown_in"]
+        assert info["contracts_bid"] == played and info["contracts_made"] == (played and ret > 0)
+        outcomes.add(int(info["outcome"]))
+    assert outcomes == {-1, 0, 1}
+
+
+def test_results_in_info_when_a_match_ends() -> None:
+    env = gym.make("FourHundred-v0", opponents="heuristic", max_hands=60)
+    for seed in range(3):
+        steps = play_episode(env, seed)
+        _, _, terminated, _, info = steps[-1]
+        state = env.unwrapped.driver.state
+        assert terminated and state.winner[0] >= 0
+        assert info["outcome"] == (1 if state.winner[0] == 0 else -1)
+        assert info["points"] == sum(s[1] for s in steps[1:]) == state.scores[0, 0]
+        assert 0 <= info["contracts_made"] <= info["contracts_bid"] <= state.hand_index[0]
+    drawn = play_episode(gym.make("FourHundred-v0", max_hands=1), 0)[-1]
+    assert drawn[3] and drawn[-1]["outcome"] == 0 and not drawn[-1]["is_success"]
 
 
 def test_render_ansi_shows_the_learners_hand_only() -> None:
@@ -186,6 +259,31 @@ def test_render_ansi_shows_the_learners_hand_only() -> None:
     text = env.render()
     assert isinstance(text, str) and "hand S0" in text and "hand S1" not in text
     assert gym.make("FourHundred-v0").unwrapped.render() is None
+
+
+def test_render_rgb_array_draws_the_table(tmp_path) -> None:
+    env = gym.make("FourHundred-v0", render_mode="rgb_array")
+    obs, _ = env.reset(seed=0)
+    first = env.render()
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint8
+    assert first.ndim == 3 and first.shape[2] == 3 and first.shape[:2] == (640, 960)
+    assert len(np.unique(first.reshape(-1, 3), axis=0)) > 20  # cards and text, not a blank
+    for step in range(6):
+        obs, *_ = env.step(int(pick_actions(obs["action_mask"][None], step, np.zeros(1))[0]))
+    later = env.render()
+    assert later.shape == first.shape and not np.array_equal(later, first)
+    from PIL import Image
+
+    Image.fromarray(later).save(tmp_path / "table.png")  # the picture, to look at by hand
+    assert (tmp_path / "table.png").stat().st_size > 5000
+
+
+def test_render_human_prints_the_table(capsys) -> None:
+    env = gym.make("FourHundred-v0", render_mode="human")
+    obs, _ = env.reset(seed=0)
+    assert "hand S0" in capsys.readouterr().out
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.render() is None and "hand S0" in capsys.readouterr().out
 
 
 def test_opponents_can_be_factories_as_well_as_specs() -> None:

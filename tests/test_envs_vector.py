@@ -158,8 +158,10 @@ def test_next_step_autoreset_step_by_step() -> None:
     obs, reward, terminated, truncated, info, actors = drive_until_end(env, obs, rng)
     i = int(np.flatnonzero(terminated)[0])
     assert not truncated.any()
-    # The terminal step: the final position from the last actor's seat, nothing legal.
-    assert obs["action_mask"][i].sum() == 0
+    # The terminal step: the final position from the last actor's seat; nothing is legal, so
+    # the mask marks the one action the restarting step ignores (never an all-0 row).
+    assert obs["action_mask"][i].tolist() == [1] + [0] * 65
+    assert np.array_equal(env.action_masks(), obs["action_mask"].astype(bool))
     assert phase_of(obs["observation"])[i] in (Phase.HAND_OVER, Phase.MATCH_OVER)
     assert info["seat"][i] == actors[i]
     assert reward[i] == info["seat_rewards"][i, actors[i]]
@@ -416,9 +418,91 @@ def test_int8_observations_are_the_float32_ones_unscaled() -> None:
         o_ref, *_ = ref.step(actions)
 
 
-def test_render_ansi() -> None:
+def test_render_ansi_and_rgb_array() -> None:
     env = FourHundredVectorEnv(2, render_mode="ansi")
     env.reset(seed=0)
     frames = env.render()
     assert isinstance(frames, tuple) and len(frames) == 2 and "hand S" in frames[0]
     assert FourHundredVectorEnv(1).render() is None
+    env = FourHundredVectorEnv(2, render_mode="rgb_array")
+    env.reset(seed=0)
+    pictures = env.render()
+    assert len(pictures) == 2 and all(p.dtype == np.uint8 and p.shape[2] == 3 for p in pictures)
+    assert not np.array_equal(pictures[0], pictures[1])  # two tables, two deals
+
+
+@pytest.mark.parametrize(
+    ("mode", "options"),
+    [
+        ("next_step", {"max_hands": 2}),
+        ("next_step", {"episode": "hand", "learner_seats": 1, "opponents": "heuristic"}),
+        ("same_step", {"episode": "hand", "illegal_action": "end"}),
+        ("same_step", {"max_hands": 3, "learner_seats": (0, 2), "illegal_action": "end"}),
+    ],
+)
+def test_no_mask_row_is_ever_all_zero(mode: str, options: dict) -> None:
+    """Thousands of random steps (some illegal, under "end"): every row of every mask (the
+    observations', action_masks()', the final observations') allows an action, so a masked
+    softmax never sees an all -inf row."""
+    env = FourHundredVectorEnv(16, autoreset_mode=mode, **options)
+    obs, _ = env.reset(seed=6)
+    rng = np.random.default_rng(3)
+    ended = 0
+    for _ in range(300):
+        assert obs["action_mask"].any(axis=1).all()
+        assert np.array_equal(env.action_masks(), obs["action_mask"].astype(bool))
+        actions = sample_legal_actions(obs["action_mask"], rng)
+        if options.get("illegal_action") == "end":
+            wrong = rng.random(16) < 0.01
+            actions[wrong] = 65 - actions[wrong]  # mostly illegal
+        obs, _, terminated, truncated, info = env.step(actions)
+        ended += int((terminated | truncated).sum())
+        if "final_obs" in info:
+            assert info["final_obs"]["action_mask"].any(axis=1).all()
+    assert ended >= 16
+
+
+def test_info_has_gymnasiums_key_masks_and_rewards_are_float64() -> None:
+    env = FourHundredVectorEnv(8, episode="hand", learner_seats=0, illegal_action="end")
+    obs, info = env.reset(seed=1)
+    assert info["_seat"].all() and info["_seat_rewards"].all()
+    rng = np.random.default_rng(0)
+    seen_end = False
+    restart = np.zeros(8, bool)
+    for _ in range(200):
+        obs, reward, terminated, truncated, info = env.step(
+            sample_legal_actions(obs["action_mask"], rng)
+        )
+        assert reward.dtype == np.float64
+        for key in info:
+            if not key.startswith("_"):
+                assert info[f"_{key}"].dtype == np.bool_, key
+        assert info["_seat"].all() and info["_seat_rewards"].all()
+        # step-only keys are absent at the tables that restarted (NEXT_STEP's reset step)
+        assert np.array_equal(info.get("_thrown_in", np.zeros(8, bool)), ~restart)
+        ended = terminated | truncated
+        if ended.any():
+            seen_end = True
+            assert np.array_equal(info["_outcome"], ended)
+            assert np.array_equal(info["_points"], ended)
+            assert (info["points"][ended] == reward[ended]).all()  # one hand: its points
+            assert (info["outcome"][~ended] == 0).all()
+        else:
+            assert "outcome" not in info
+        restart = ended
+    assert seen_end
+
+
+def test_an_illegal_action_ends_only_that_tables_episode() -> None:
+    env = FourHundredVectorEnv(4, learner_seats=(0,), illegal_action="end", illegal_penalty=-7)
+    obs, _ = env.reset(seed=3)
+    before = env.state.records.copy()
+    actions = pick_actions(obs["action_mask"], 0, np.arange(4))
+    actions[1] = 3  # a card while bidding
+    obs, reward, terminated, truncated, info = env.step(actions)
+    assert terminated.tolist() == [False, True, False, False] and not truncated.any()
+    assert reward[1] == -7 and info["illegal_action"].tolist() == [False, True, False, False]
+    assert info["outcome"][1] == -1 and info["_outcome"].tolist() == [False, True, False, False]
+    assert np.array_equal(env.state.records[1], before[1])  # that table untouched
+    assert not np.array_equal(env.state.records[0], before[0])  # the others played on
+    assert obs["action_mask"][1].tolist() == [1] + [0] * 65

@@ -14,18 +14,12 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from agents.plots import (
-    ReadOnlyResults,
-    bids_and_tricks,
-    config_from_db,
-    load_report,
-    pick_games,
-    write_tournament_plots,
-)
-from agents.report import build_report
-from fourhundred_env.cli import main as cli_main
+from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from tests.plot_data import EVAL_EVERY, SYNTHETIC_UPDATES, PlotData, plot_data
+from tournament.db import ReadOnlyResults
+from tournament.plots import bids_and_tricks, pick_games, write_tournament_plots
+from tournament.report import build_report, config_from_db, load_report
 from train.plots import (
     NoRunsError,
     auto_smoothing,
@@ -66,13 +60,18 @@ def test_runs_are_read_with_their_scalars_and_labels(data: PlotData) -> None:
     runs = load_runs([data.real_run, data.synthetic_run])
     real, synthetic = runs
     assert real.label == "tiny (seed 1)" and synthetic.label == "synthetic (seed 0)"
-    np.testing.assert_array_equal(real.scalars["charts/points_per_hand"].steps, [1, 2, 3, 4])
+    # TensorBoard's step is the learner decisions: 16 tables x 64 steps per update
+    np.testing.assert_array_equal(
+        real.scalars["charts/points_per_hand"].steps, [1024, 2048, 3072, 4096]
+    )
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy",
                 "charts/bid_success_rate", "charts/decisions"):  # fmt: skip
         assert real.has(tag), tag
     assert not real.has("eval/win_rate")
     eval_steps = synthetic.scalars["eval/win_rate"].steps
-    np.testing.assert_array_equal(eval_steps, np.arange(EVAL_EVERY, SYNTHETIC_UPDATES + 1, 5))
+    np.testing.assert_array_equal(
+        eval_steps, 1024 * np.arange(EVAL_EVERY, SYNTHETIC_UPDATES + 1, EVAL_EVERY)
+    )
     low, rate, high = (synthetic.scalars[f"eval/win_rate{s}"].values for s in ("_low", "", "_high"))
     assert (low <= rate).all() and (rate <= high).all()
     # a folder of runs stands for the runs below it

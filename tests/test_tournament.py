@@ -15,21 +15,16 @@ import pytest
 
 from agents import register_agent
 from agents.base import Agent, RandomAgent
-from agents.db import DatabaseMismatchError, ResultsDB
-from agents.report import build_report, format_report, write_report
-from agents.tournament import (
-    LockstepRunner,
-    Records,
-    TournamentConfig,
-    TournamentConfigError,
-    load_config,
-    plan_jobs,
-    run_tournament,
-)
-from fourhundred_env.cli import main as cli_main
+from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
+from tournament.config import TournamentConfig, TournamentConfigError, load_config
+from tournament.db import DatabaseMismatchError, ResultsDB
+from tournament.parallel import run_tournament
+from tournament.planning import plan_jobs
+from tournament.report import build_report, format_report, write_report
+from tournament.runner import LockstepRunner, Records
 
 
 # -- misbehaving agents -------------------------------------------------------------------------
@@ -299,12 +294,23 @@ def test_a_misbehaving_agent_forfeits_and_the_match_goes_on(cls, kind: str, deta
 
 
 def _hand_cols() -> tuple[str, ...]:
-    from agents.db import HAND_COLUMNS
+    from tournament.db import HAND_COLUMNS
 
     return HAND_COLUMNS
 
 
-MATCH_FORFEITS = __import__("agents.db", fromlist=["MATCH_COLUMNS"]).MATCH_COLUMNS.index("forfeits")
+MATCH_FORFEITS = __import__("tournament.db", fromlist=["MATCH_COLUMNS"]).MATCH_COLUMNS.index(
+    "forfeits"
+)
+
+
+def test_row_types_name_the_columns_of_their_tables(tmp_path: Path) -> None:
+    from tournament.db import EventRow, HandRow, MatchRow
+
+    with ResultsDB(tmp_path / "r.sqlite", {"agents": []}) as db:
+        for table, row in (("hands", HandRow), ("matches", MatchRow), ("events", EventRow)):
+            columns = [r[1] for r in db.query(f"PRAGMA table_info({table})")]
+            assert [c for c in columns if c != "id"] == list(row._fields), table
 
 
 def test_a_move_over_the_hard_limit_is_interrupted_and_forfeited() -> None:
@@ -353,7 +359,7 @@ def test_yaml_config_with_overrides_and_unknown_keys(tmp_path: Path) -> None:
     assert cfg.rules == Rules.preset("pagat")
     path.write_text("agents: [heuristic, random]\nmatchez: 7\n")
     with pytest.raises(
-        TournamentConfigError, match=r"unknown tournament config key\(s\) \['matchez'\]"
+        TournamentConfigError, match=r"tournament config: unknown key\(s\) \['matchez'\]"
     ):
         load_config(path)
     path.write_text("agents: [heuristic, random]\nrules: {preset: wiki, no_such_flag: 1}\n")
@@ -387,7 +393,10 @@ def test_job_plan_depends_on_the_config_only() -> None:
     assert [j.pair for j in jobs[:3]] == [("a", "b"), ("a", "c"), ("b", "c")]
     assert sum(len(j.games) for j in jobs) == 3 * 5 * 2
     assert jobs[0].games == ((0, 0), (0, 1), (1, 0), (1, 1))
-    assert len({j.agent_seed(0, 0) for j in jobs}) == len(jobs)
+    # an agent's seed hangs on the pairing, side and seat, never on the chunk of games
+    seeds = {(j.pair, j.agent_seed(0, 0)) for j in jobs}
+    assert len(seeds) == len({j.pair for j in jobs}) == 3
+    assert len({jobs[0].agent_seed(side, seat) for side in (0, 1) for seat in range(4)}) == 8
     done = {("a", "b", 0, 0), ("a", "b", 1, 1)}
     assert plan_jobs(cfg, done)[0].games == ((0, 1), (1, 0))
 
@@ -454,7 +463,7 @@ def test_cli_tournament_prints_the_board_and_resumes(tmp_path: Path, capsys) -> 
 
 def test_tensorboard_logging_writes_event_files(tmp_path: Path) -> None:
     pytest.importorskip("torch.utils.tensorboard")
-    from agents.report import log_tensorboard
+    from tournament.report import log_tensorboard
 
     cfg = _cfg(
         tmp_path, agents=["heuristic", "random"], matches=1, tensorboard=str(tmp_path / "tb")

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fourhundred_env.configs import build, check_fields, load_yaml, parse_overrides, save_yaml
+from fourhundred_env.configs import (
+    build,
+    check_fields,
+    config_path,
+    load_yaml,
+    parse_overrides,
+    save_yaml,
+)
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
@@ -203,7 +210,11 @@ def config_from_dict(
 def load_config(
     path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()
 ) -> TrainConfig:
-    """TrainConfig from a YAML file (None: defaults) plus ``key=value`` overrides."""
+    """TrainConfig from a YAML file or a bundled config's name (``"tiny"``, see
+    :func:`~fourhundred_env.configs.config_path`; None: defaults) plus ``key=value``
+    overrides."""
+    if path is not None:
+        path = config_path(path)
     values: dict[str, Any] = {} if path is None else load_yaml(path)
     texts = parse_overrides(overrides)
     values.update(texts)

@@ -26,9 +26,10 @@ def evaluate_pair(
     Returns win rate to 41 of `spec` with its Wilson 95% interval, and its points per hand
     and contract success rate, under ``eval/*`` names. Results stay in `out_dir`.
     """
-    from agents.db import ResultsDB
-    from agents.report import build_report, write_report
-    from agents.tournament import TournamentConfig, run_tournament
+    from tournament.config import TournamentConfig
+    from tournament.db import ResultsDB
+    from tournament.parallel import run_tournament
+    from tournament.report import build_report, write_report
 
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     cfg = TournamentConfig(

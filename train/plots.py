@@ -8,7 +8,8 @@ the events a resumed run purged. Runs are overlaid, one colour each: the raw val
 an exponential moving average (debiased, as TensorBoard draws it) on top. The win rate
 against the evaluation opponent carries its Wilson 95% band (``eval/win_rate_low`` /
 ``eval/win_rate_high``). The x axis is the number of learner decisions trained on when every
-run logged ``charts/decisions``, else the PPO update.
+run logged ``charts/decisions`` (read from it, so runs logged with the update as their step
+still plot right), else the TensorBoard step.
 
 Figures are built on `matplotlib.figure.Figure` directly (the Agg renderer writes the PNGs),
 so importing this module neither selects nor disturbs a pyplot backend, e.g. in a notebook.
@@ -25,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.plots import new_figure, save_figure
 from fourhundred_env.errors import FourHundredError
+from tournament.figures import new_figure, save_figure
 
 WIN_RATE = "eval/win_rate"
 WIN_LOW = "eval/win_rate_low"
@@ -55,7 +56,8 @@ class NoRunsError(FourHundredError):
 
 @dataclass
 class Series:
-    """One scalar tag of one run: `steps` (N,) int64 update numbers, `values` (N,) float64."""
+    """One scalar tag of one run: `steps` (N,) int64 TensorBoard steps (learner decisions;
+    the update number in runs logged before that), `values` (N,) float64."""
 
     steps: np.ndarray
     values: np.ndarray

@@ -160,8 +160,10 @@ class Trainer:
             self.run_dir.mkdir(parents=True, exist_ok=True)
         # on resume too: overrides given then (a longer total_decisions) outlive the next resume
         save_config(c, self.run_dir / "config.yaml")
+        # TensorBoard's step is the number of learner decisions (CleanRL's global_step); a
+        # resumed run purges what an interrupted one logged after its checkpoint
         self.writer = SummaryWriter(
-            str(self.run_dir), purge_step=self.update + 1 if resume else None
+            str(self.run_dir), purge_step=self.decisions + 1 if resume else None
         )
         if not resume:
             self.writer.add_text("config", _markdown_table(c.to_dict()), 0)
@@ -506,10 +508,11 @@ class Trainer:
         return evaluate(policy_path, self.update) if due else {}
 
     def log(self, values: dict[str, float]) -> None:
-        """The update's scalars to TensorBoard (NaN left out) and to the history."""
+        """The update's scalars to TensorBoard at step `decisions` (NaN left out) and to the
+        history."""
         for k, v in values.items():
             if not (isinstance(v, float) and math.isnan(v)):
-                self.writer.add_scalar(k, v, self.update)
+                self.writer.add_scalar(k, v, self.decisions)
         self.writer.flush()
         self.history.append({"update": float(self.update), **values})
 

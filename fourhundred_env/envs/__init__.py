@@ -53,12 +53,12 @@ _IDS: dict[str, dict[str, Any]] = {
     "FourHundred-v0": {
         "entry_point": "fourhundred_env.envs.single:FourHundredEnv",
         "vector_entry_point": "fourhundred_env.envs.vector:FourHundredVectorEnv",
-        "kwargs": {"learner_seats": (0,)},
+        "kwargs": {"learner_seats": (0,), "illegal_action": "end"},
     },
     "FourHundredBid-v0": {
         "entry_point": "fourhundred_env.envs.bidding:FourHundredBidEnv",
         "vector_entry_point": "fourhundred_env.envs.bidding:FourHundredBidVectorEnv",
-        "kwargs": {},
+        "kwargs": {"illegal_action": "end"},
     },
 }
 

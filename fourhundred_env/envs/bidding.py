@@ -9,6 +9,10 @@ the ordinary one (:mod:`fourhundred_env.observation`): the learner's hand, the b
 before it, the scores, minimum bids and required total. The action space is the ordinary
 Discrete(66); the mask allows only the legal bids (and redeal).
 
+Illegal actions end the episode in the single-agent env by default (``illegal_action="end"``,
+as ``FourHundred-v0``); the vector env raises by default. Masks, results in ``info`` and
+render modes as in ``FourHundred-v0``.
+
 Reward: the learner's points for the hand (``reward="team_points"``: its team's). A hand
 thrown in (a redeal request, or bids that do not reach the required total) ends the episode
 with reward 0 and ``info["thrown_in"]`` True. A hand thrown in before the learner bid (an
@@ -66,7 +70,8 @@ class FourHundredBidVectorEnv(FourHundredVectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "autoreset_mode": AutoresetMode.SAME_STEP,
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
     }
 
     def __init__(
@@ -100,4 +105,5 @@ class FourHundredBidEnv(FourHundredEnv):
         config: EnvConfig | None = None,
         **options: Any,
     ) -> None:
-        super().__init__(render_mode=render_mode, config=bid_config(config, seat, policy, options))
+        base = config if config is not None else EnvConfig(illegal_action="end")
+        super().__init__(render_mode=render_mode, config=bid_config(base, seat, policy, options))

@@ -21,7 +21,7 @@ from fourhundred_env.rules import Rules
 Episode = Literal["hand", "match"]
 Reward = Literal["hand_points", "team_points", "match_result"]
 LearnerDecides = Literal["all", "bids"]
-IllegalAction = Literal["raise", "penalize"]
+IllegalAction = Literal["raise", "end", "penalize"]
 ObservationDtype = Literal["float32", "int8"]
 SelfPlay = (0, 1, 2, 3)
 AgentFactory = Callable[[Rules, int], Any]
@@ -90,11 +90,18 @@ class EnvConfig:
     of them or one per seat 0-3 (entries for learner seats are ignored). Each seat gets its own
     instance, fed only that seat's view."""
     illegal_action: IllegalAction = "raise"
-    """"raise": an illegal action raises IllegalActionError; "penalize": the acting seat gets
-    `illegal_penalty`, a uniformly random legal action is played instead, and
-    ``info["illegal_action"]`` flags it (for libraries that sample without masks)."""
+    """What an illegal action of the learner does. "raise": IllegalActionError, nothing
+    changes (for masked learners, where an illegal action is a bug). "end" (PettingZoo
+    classic's convention; the default of the single-agent envs ``FourHundred-v0`` and
+    ``FourHundredBid-v0``): the engine's state is left untouched, the episode ends
+    (terminated), the acting seat gets `illegal_penalty` (its partner too under a team
+    reward) and ``info["illegal_action"]`` is True. "penalize": the acting seat gets
+    `illegal_penalty`, a uniformly random legal action (drawn from the table's stream) is
+    played instead and the episode goes on, ``info["illegal_action"]`` True."""
     illegal_penalty: float = -1.0
-    """Reward added to the acting seat for an illegal action, with illegal_action="penalize"."""
+    """Reward of the acting seat for an illegal action under "end" or "penalize". -1 as in
+    PettingZoo classic; with point rewards (a hand is worth up to 40 points) an unmasked
+    learner may prefer ending a bad episode for -1: make it lower than the points at stake."""
     observation_dtype: ObservationDtype = "float32"
     """"float32": the scaled encoding; "int8": the same facts as raw integers, a quarter of the
     bytes and a faster step (``int8_obs * observation.OBS_SCALE`` is the float32 encoding)."""

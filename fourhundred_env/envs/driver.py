@@ -10,11 +10,12 @@ Seeding. ``seed(s)`` gives table ``i`` the table seed ``s + i`` (as Gymnasium's
 counter-based hashes of its table seed: the match id of its ``e``-th episode (hence its
 deals, from the engine's ``(0, match_id, hand_index)`` stream, and its first dealer), its
 pre-hand scores, the replacement of penalized illegal actions, and the stream key of each
-episode (``state.stream``) from which the scripted opponents draw (a hash of their seat's
-seed, that key and the position they see). So table ``i`` of a batch seeded ``s`` plays
-exactly as a batch of one seeded ``s + i``, whatever the batch size, with deterministic and
-stochastic scripted opponents alike (agents with a random generator of their own, such as a
-sampling neural agent, still draw in batch order).
+episode (``state.stream``) from which the opponents draw (a hash of their seat's seed, that
+key and the position they see: the scripted bots and a sampling neural agent). So table
+``i`` of a batch seeded ``s`` plays exactly as a batch of one seeded ``s + i``, whatever the
+batch size, and the native vector env as ``SyncVectorEnv`` (tests/test_envs_seeding.py), with
+every bundled bot but ``pimc``, whose worlds come from a generator of its own, drawn in batch
+order.
 
 When every opponent is a scripted bot, they are played by one compiled play-out per call
 (:class:`agents.playout.Playout`, reached through the bots' ``compiled_policy()``, so this
@@ -47,6 +48,10 @@ _SEAT_SALTS = np.array(
     [0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179, 0xCBBB9D5DC1059ED8], np.uint64
 )
 _PARTNER = np.array([2, 3, 0, 1])
+_RAISE, _END, _PENALIZE = 0, 1, 2
+_ON_ILLEGAL = {"raise": _RAISE, "end": _END, "penalize": _PENALIZE}
+RESULT_KEYS = ("outcome", "is_success", "points", "contracts_made", "contracts_bid")
+"""The keys of :meth:`TableDriver.results`, in the info of the step that ends an episode."""
 _SCORE_ATTEMPTS = 32
 
 
@@ -93,14 +98,15 @@ def _hands_ended(s: np.ndarray, group: np.ndarray, out: np.ndarray) -> int:
 
 @kernel
 def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active: np.ndarray,
-                  penalize: bool, table_key: np.ndarray, episode: np.ndarray,
+                  on_illegal: int, table_key: np.ndarray, episode: np.ndarray,
                   num_decisions: np.ndarray, actor: np.ndarray, illegal: np.ndarray,
                   last_seat: np.ndarray, ended: np.ndarray) -> int:  # fmt: skip
     """The learner's action at each `active` table: actor[i] the seat that acts (-1 where not
-    active). An illegal action is replaced, with `penalize`, by a legal one drawn from the
-    table's hash (illegal[i] set), else nothing changes and -1 - i is returned. Then the
-    actions are applied, last_seat and num_decisions updated, and ended[:n] gets the tables
-    whose hand ended; returns n."""
+    active). An illegal action (illegal[i] set) is, by `on_illegal`: _RAISE, nothing changes
+    and -1 - i is returned; _END, not applied (the caller ends the episode); _PENALIZE,
+    replaced by a legal one drawn from the table's hash. Then the actions are applied,
+    last_seat and num_decisions updated, and ended[:n] gets the tables whose hand ended;
+    returns n."""
     r = rules[0]
     b = s.shape[0]
     for i in range(b):
@@ -112,7 +118,7 @@ def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active:
         legal = K.legal_set(t, r)
         if 0 <= local < 64 and ((legal >> U64(local)) & ONE) != 0:
             continue
-        if not penalize:
+        if on_illegal == _RAISE:
             return -1 - i
         illegal[i] = True
     n = 0
@@ -126,6 +132,9 @@ def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active:
             num_decisions[i] += 1
             continue
         a = actions[i]
+        if illegal[i] and on_illegal == _END:
+            num_decisions[i] += 1
+            continue
         if illegal[i]:
             key = K.mix64(table_key[i] ^ K.mix64(K.to_u64(episode[i]) ^ _ILLEGAL_SALT))
             word = K.mix64(K.wrapping_add(key, K.to_u64(num_decisions[i])))
@@ -201,6 +210,11 @@ class TableDriver:
         self.truncated = np.zeros(b, bool)
         self.last_seat = np.full(b, -1, np.int8)
         self.num_decisions = np.zeros(b, np.int64)
+        # the episode so far, per seat: points, contracts bid (hands played) and made
+        self.ep_points = np.zeros((b, 4), np.int32)
+        self.ep_bid = np.zeros((b, 4), np.int16)
+        self.ep_made = np.zeros((b, 4), np.int16)
+        self.ended_illegally = np.zeros(b, bool)
         self._obs_dtype = np.dtype(config.observation_dtype)
         self._scale = OBS_SCALE if self._obs_dtype == np.float32 else _ONES_INT8
         self._scratch = np.zeros(1, SeatView.DTYPE)
@@ -260,6 +274,10 @@ class TableDriver:
         self.truncated[idx] = False
         self.last_seat[idx] = -1
         self.num_decisions[idx] = 0
+        self.ep_points[idx] = 0
+        self.ep_bid[idx] = 0
+        self.ep_made[idx] = 0
+        self.ended_illegally[idx] = False
 
     def _draw_scores(self, idx: np.ndarray) -> np.ndarray:
         """(n, 4) int32 pre-hand scores from `config.hand_scores`, redrawn while a team has won."""
@@ -291,7 +309,8 @@ class TableDriver:
 
         Then opponents play until the learner is to act again or the episode ends. Returns
         (seat_rewards (B, 4) float32 earned during the call, actor (B,) int8 seat that acted
-        or -1, illegal (B,) bool actions replaced under illegal_action="penalize").
+        or -1, illegal (B,) bool the learner's action was illegal: replaced under
+        illegal_action="penalize", the episode ended under "end").
         """
         state = self.state
         cfg = self.config
@@ -299,19 +318,22 @@ class TableDriver:
         seat_rewards = np.zeros((b, 4), np.float32)
         actor = np.empty(b, np.int8)
         illegal = np.zeros(b, np.bool_)
-        penalize = cfg.illegal_action == "penalize"
-        n = _learner_step(state.records, self.engine._r, actions, active, penalize,
+        n = _learner_step(state.records, self.engine._r, actions, active,
+                          _ON_ILLEGAL[cfg.illegal_action],
                           self.table_key, self.episode, self.num_decisions, actor, illegal,
                           self.last_seat, self._ended)  # fmt: skip
         if n < 0:  # an illegal action under illegal_action="raise": nothing changed
             self.engine.step(state, np.where(active, actions, -1), active=active)
             raise AssertionError("unreachable: the engine refuses the action")  # pragma: no cover
-        if penalize and illegal.any():
+        if illegal.any():
             t = np.flatnonzero(illegal)
             seats = actor[t].astype(np.intp)
             seat_rewards[t, seats] += cfg.illegal_penalty
             if cfg.team_reward:
                 seat_rewards[t, _PARTNER[seats]] += cfg.illegal_penalty
+            if cfg.illegal_action == "end":  # the engine's state stays as it was
+                self.terminated[t] = True
+                self.ended_illegally[t] = True
         if n:
             self._finish_hands(self._ended[:n].copy(), seat_rewards)
         self._autoplay(seat_rewards)
@@ -380,6 +402,11 @@ class TableDriver:
         if not t.size:
             return
         state, cfg = self.state, self.config
+        played = ~state.thrown_in[t][:, None]
+        self.ep_points[t] += state.hand_points[t]
+        self.ep_bid[t] += played
+        made = (state.tricks_won[t] >= state.bids[t]) & ~state.forfeit[t]
+        self.ep_made[t] += played & made
         if cfg.reward == "match_result":
             winner = state.winner[t].astype(np.int64)[:, None]
             side = np.where(np.arange(4) % 2 == winner, 1.0, -1.0)
@@ -399,6 +426,44 @@ class TableDriver:
         self.truncated[rest[limit]] = True
         if not limit.all():
             self.engine.deal(state, rest[~limit])
+
+    def results(self, t: np.ndarray) -> dict[str, np.ndarray]:
+        """What the episodes just ended at tables `t` (K,) gave the learner: its seat's
+        (one seat), its two seats' (a partnership) or, in self-play, the seat of the last
+        decision's. Every value is (K,):
+
+        - "outcome" int8: +1 won, -1 lost, 0 drawn. A match: won or lost by its team, drawn
+          when truncated undecided. A hand: its team's points against the other team's
+          (0 when thrown in). An episode ended by the learner's illegal action is lost.
+        - "is_success" bool: outcome == +1 (the key SB3 averages as ``rollout/success_rate``).
+        - "points" int32: the score change over the episode (a match from 0: the final score).
+        - "contracts_bid" int16: hands played (not thrown in), one contract each per seat;
+          "contracts_made" int16: of those, contracts made (tricks >= bid, not forfeited).
+        """
+        t = np.asarray(t, np.intp)
+        seats = self.config.learner_seats
+        if self.config.self_play:
+            side = np.maximum(self.last_seat[t], 0).astype(np.intp)[:, None]
+        else:
+            side = np.broadcast_to(np.asarray(seats, np.intp), (t.size, len(seats)))
+        rows = t[:, None]
+        team = side[:, 0] % 2
+        state = self.state
+        if self.config.episode == "match":
+            winner = state.winner[t].astype(np.int64)
+            outcome = np.where(winner < 0, 0, np.where(winner == team, 1, -1))
+        else:
+            points = state.hand_points[t]
+            diff = points[:, 0] + points[:, 2] - points[:, 1] - points[:, 3]
+            outcome = np.sign(np.where(team == 0, diff, -diff))
+        outcome = np.where(self.ended_illegally[t], -1, outcome).astype(np.int8)
+        return {
+            "outcome": outcome,
+            "is_success": outcome == 1,
+            "points": self.ep_points[rows, side].sum(axis=1, dtype=np.int32),
+            "contracts_made": self.ep_made[rows, side].sum(axis=1, dtype=np.int16),
+            "contracts_bid": self.ep_bid[rows, side].sum(axis=1, dtype=np.int16),
+        }
 
     # -- observing --------------------------------------------------------------------------
     @property

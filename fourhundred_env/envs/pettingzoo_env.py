@@ -15,8 +15,15 @@ Rewards (``reward=``): by default each seat's hand points when a hand ends (``te
 the team's; ``match_result``: +1/-1 to the teams when the match is decided). An episode is a
 match (``episode="match"``, truncated after ``max_hands`` hands) or one hand
 (``episode="hand"``, pre-hand scores drawn from ``hand_scores``). Illegal actions raise
-IllegalActionError, or with ``illegal_action="penalize"`` cost ``illegal_penalty`` and are
-replaced by a random legal action (``infos[agent]["illegal_action"]``).
+IllegalActionError (default); with ``illegal_action="end"`` (PettingZoo classic's
+convention, as ``TerminateIllegalWrapper``) the game ends for every agent, the offender gets
+``illegal_penalty`` and the others 0; with ``"penalize"`` the offender pays
+``illegal_penalty`` and a random legal action is played instead. Both flag it in
+``infos[agent]["illegal_action"]``.
+
+Rendering follows PettingZoo's conventions: ``render_mode="human"`` prints the table (all
+hands shown) after every step and ``render()`` returns None; "ansi" returns the text;
+"rgb_array" returns an (H, W, 3) uint8 picture (needs Pillow, the ``plots`` extra).
 
 Same one-table driver as the Gymnasium environments: ``reset(seed=s)`` plays the deals of
 table seed ``s``.
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -35,7 +43,7 @@ from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.envs.config import EnvConfig, SelfPlay
 from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.envs.text import table_text
-from fourhundred_env.envs.vector import single_observation_space
+from fourhundred_env.envs.vector import check_render_mode, single_observation_space
 from fourhundred_env.errors import FourHundredError
 
 ObsDict = dict[str, np.ndarray]
@@ -43,12 +51,14 @@ AGENTS = [f"player_{seat}" for seat in range(4)]
 
 
 class raw_env(AECEnv[str, ObsDict, int]):
-    """The AEC environment without wrappers. Args: `render_mode` None, "ansi" or "human";
+    """The AEC environment without wrappers. Args: `render_mode` None, "ansi", "human" or
+    "rgb_array";
     `config` (an :class:`EnvConfig`; every seat is an agent) and/or its fields as keywords."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "fourhundred_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
 
@@ -56,8 +66,7 @@ class raw_env(AECEnv[str, ObsDict, int]):
         self, render_mode: str | None = None, config: EnvConfig | None = None, **options: Any
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi", "human"):
-            raise FourHundredError(f"render_mode={render_mode!r}: expected None, 'ansi' or 'human'")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.config = EnvConfig.build(config, **options)
         if not self.config.self_play:
             raise FourHundredError(
@@ -111,7 +120,7 @@ class raw_env(AECEnv[str, ObsDict, int]):
         seat_rewards, _, illegal = driver.act(np.array([int(action)], np.int64), np.ones(1, bool))
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: float(seat_rewards[0, i]) for i, a in enumerate(AGENTS)}
-        if self.config.illegal_action == "penalize":
+        if self.config.illegal_action != "raise":
             self.infos = {a: {"illegal_action": bool(illegal[0]) and a == agent} for a in AGENTS}
         if driver.over[0]:
             done = {a: True for a in AGENTS}
@@ -124,13 +133,23 @@ class raw_env(AECEnv[str, ObsDict, int]):
             self.agent_selection = AGENTS[int(driver.state.to_play[0])]
             self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
-    def render(self) -> str | None:
-        """The table as text ("ansi" returns it, "human" prints it from `step`), all hands shown."""
+    def render(self) -> str | np.ndarray | None:
+        """The table, all hands shown: "ansi" returns the text, "rgb_array" an (H, W, 3)
+        uint8 picture; "human" prints the text (`step` calls it) and returns None."""
         if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: make the env with one")
             return None
-        return table_text(self.driver.engine, self.driver.state, 0)
+        if self.render_mode == "rgb_array":
+            from fourhundred_env.envs.image import table_image
+
+            return table_image(self.driver.engine, self.driver.state, 0)
+        text = table_text(self.driver.engine, self.driver.state, 0)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""

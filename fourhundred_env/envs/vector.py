@@ -5,18 +5,33 @@ observation encoder call per step. By default all four seats act through it (sel
 
 - ``observation["observation"]`` (B, 588) float32 is what the seat to act may know (see
   :mod:`fourhundred_env.observation`; ``observation_dtype="int8"`` gives the raw-integer
-  encoding), ``observation["action_mask"]`` (B, 66) int8 its legal actions;
-  ``info["seat"]`` (B,) int8 says which seat that is.
+  encoding), ``observation["action_mask"]`` (B, 66) int8 its legal actions (also
+  :meth:`~FourHundredVectorEnv.action_masks`, as bool); ``info["seat"]`` (B,) int8 says which
+  seat that is.
 - ``actions`` (B,) ints are the action ids of :mod:`fourhundred_env.cards`.
-- ``reward`` (B,) float32 is the reward of the seat that acted at this step. Every seat's
-  reward is in ``info["seat_rewards"]`` (B, 4) float32 (absolute seats) at every step, so a
-  trainer can credit each seat's decisions: in self-play a hand ends on one seat's card, but
-  all four seats are scored then.
+- ``reward`` (B,) float64 (the dtype ``SyncVectorEnv`` gives) is the reward of the seat that
+  acted at this step. Every seat's reward is in ``info["seat_rewards"]`` (B, 4) float32
+  (absolute seats) at every step, so a trainer can credit each seat's decisions: in
+  self-play a hand ends on one seat's card, but all four seats are scored then.
 - ``terminated``: the episode (one hand, or a match) ended; ``truncated``: a match reached
   ``max_hands`` hands. After an episode ends, the observation is the final position seen by
-  the seat that made the last decision (its action mask all 0). With ``episode="hand"``,
+  the seat that made the last decision. It has no decision left, so its action mask allows
+  only ``AUTORESET_ACTION`` (0), the action that NEXT_STEP's restarting step ignores: no
+  mask row is ever all 0 (a masked softmax stays finite). With ``episode="hand"``,
   ``info["thrown_in"]`` (B,) bool marks episodes that ended with the hand thrown in (a redeal
   request, or bids short of the required total: every seat scores 0).
+- The step that ends an episode reports its result from the learner's side in ``info``:
+  "outcome" (+1 won, 0 drawn, -1 lost), "is_success", "points", "contracts_made",
+  "contracts_bid" (see :meth:`TableDriver.results
+  <fourhundred_env.envs.driver.TableDriver.results>`), valid where ``info["_outcome"]``.
+- Every info key ``k`` comes with Gymnasium's mask ``info["_k"]`` (B,) bool, the tables it is
+  meaningful for, as ``SyncVectorEnv`` builds them (other rows hold zeros; a key valid
+  nowhere is left out): "seat" and "seat_rewards" everywhere, the step's keys
+  ("illegal_action", "thrown_in") at the tables that stepped (not those NEXT_STEP restarted),
+  the results where an episode ended.
+- Illegal actions: see ``EnvConfig.illegal_action`` (this class raises by default; the
+  registered ids ``gym.make_vec("FourHundred-v0", ...)`` end the episode, as their
+  single-agent envs do).
 
 In a match episode a hand's end is not a step of its own: the step that ends a hand scores
 it (``seat_rewards``) and returns the next hand's first decision.
@@ -37,8 +52,14 @@ Autoreset (``metadata["autoreset_mode"]``, chosen with ``autoreset_mode=``):
 - ``DISABLED``: a finished table stays finished; stepping it raises, and
   ``reset(options={"reset_mask": mask})`` restarts the tables where mask (B,) bool is True.
 
-Seeding: ``reset(seed=s)`` gives table ``i`` the stream of seed ``s + i``; a later
-``reset()`` without a seed continues with new deals. See :mod:`fourhundred_env.envs.driver`.
+Seeding: ``reset(seed=s)`` gives table ``i`` the stream of seed ``s + i``, as
+``SyncVectorEnv`` seeds its sub-environments, and every opponent kind draws per table (see
+:mod:`fourhundred_env.envs.driver`): the native env and ``gym.make_vec(...,
+vectorization_mode="sync")`` play the same trajectories for the same seed. A later
+``reset()`` without a seed continues with new deals.
+
+Render modes: "ansi" (a text per table), "rgb_array" (an (H, W, 3) uint8 picture per
+table, needs Pillow), "human" (prints the texts at every reset and step).
 """
 
 from __future__ import annotations
@@ -58,7 +79,42 @@ from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.observation import OBS_HIGH, OBS_HIGH_INT8, OBS_LOW, OBS_LOW_INT8, OBS_SIZE
 
 ObsDict = dict[str, np.ndarray]
-__all__ = ["FourHundredVectorEnv", "sample_legal_actions", "single_observation_space"]
+__all__ = [
+    "AUTORESET_ACTION",
+    "FourHundredVectorEnv",
+    "sample_legal_actions",
+    "single_observation_space",
+]
+
+
+AUTORESET_ACTION = 0
+"""The one action a finished table's mask allows (no row is ever all 0, so a masked softmax
+never gives NaN): the step that restarts the table (NEXT_STEP autoreset) ignores it."""
+
+
+def _add_info(info: dict[str, Any], key: str, value: np.ndarray, mask: np.ndarray) -> None:
+    """``info[key] = value`` and Gymnasium's ``info["_" + key] = mask`` (the rows where the
+    value is meaningful), as ``SyncVectorEnv`` gathers its sub-environments' infos: a key
+    whose mask is all False is left out, and rows outside the mask hold zeros."""
+    if mask.any():
+        info[key] = value
+        info[f"_{key}"] = mask.copy()
+
+
+def _scatter(values: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """(K,) arrays of the `rows` (B,) bool into (B,) arrays, zeros elsewhere."""
+    out = {}
+    for key, value in values.items():
+        full = np.zeros(rows.shape[0], value.dtype)
+        full[rows] = value
+        out[key] = full
+    return out
+
+
+def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
+    """Refuse a render mode not in `modes` (None is always accepted) in one line."""
+    if render_mode is not None and render_mode not in modes:
+        raise FourHundredError(f"render_mode={render_mode!r}: expected None or one of {modes}")
 
 
 def single_observation_space(dtype: str = "float32") -> spaces.Dict:
@@ -86,15 +142,17 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
 class FourHundredVectorEnv(VectorEnv):
     """B tables of 400, natively batched. See the module docstring for the whole contract.
 
-    Args: `num_envs` tables; `autoreset_mode`; `render_mode` None or "ansi" (one text per
-    table); `copy` (as ``SyncVectorEnv``'s: False writes ``observation["observation"]`` into
-    one buffer that every reset and step overwrite: faster, for callers that copy it away at
-    once); `config` (an :class:`EnvConfig`) and/or its fields as keywords.
+    Args: `num_envs` tables; `autoreset_mode`; `render_mode` None, "ansi", "rgb_array" or
+    "human" (see `render`); `copy` (as ``SyncVectorEnv``'s: False writes
+    ``observation["observation"]`` into one buffer that every reset and step overwrite:
+    faster, for callers that copy it away at once); `config` (an :class:`EnvConfig`) and/or
+    its fields as keywords.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
     }
 
     def __init__(
@@ -109,8 +167,7 @@ class FourHundredVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise FourHundredError(f"num_envs={num_envs!r}: expected a positive integer")
-        if render_mode not in (None, "ansi"):
-            raise FourHundredError(f"render_mode={render_mode!r}: expected None or 'ansi'")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.config = EnvConfig.build(config, **options)
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
@@ -126,6 +183,8 @@ class FourHundredVectorEnv(VectorEnv):
         self.copy = bool(copy)
         dtype = np.dtype(self.config.observation_dtype)
         self._obs_buffer = None if self.copy else np.zeros((self.num_envs, OBS_SIZE), dtype)
+        self._masks = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
+        self._masks[:, AUTORESET_ACTION] = 1
 
     # -- Gymnasium API ----------------------------------------------------------------------
     def reset(
@@ -163,10 +222,12 @@ class FourHundredVectorEnv(VectorEnv):
         self._autoreset[index] = False
         self._started = True
         obs = self._observe()
-        info = {
-            "seat": driver.obs_seats(),
-            "seat_rewards": np.zeros((self.num_envs, 4), np.float32),
-        }
+        everywhere = np.ones(self.num_envs, bool)
+        info: dict[str, Any] = {}
+        _add_info(info, "seat", driver.obs_seats(), everywhere)
+        _add_info(info, "seat_rewards", np.zeros((self.num_envs, 4), np.float32), everywhere)
+        if self.render_mode == "human":
+            self.render()
         return obs, info
 
     def step(
@@ -190,51 +251,77 @@ class FourHundredVectorEnv(VectorEnv):
                     "(autoreset disabled): reset them with reset(options={'reset_mask': mask})"
                 )
         seat_rewards, actor, illegal = driver.act(actions, active)
-        reward = driver.learner_reward(seat_rewards, actor)
+        reward = driver.learner_reward(seat_rewards, actor).astype(np.float64)
         terminated = driver.terminated & active  # not the tables restarted at this step
         truncated = driver.truncated & active
-        info: dict[str, Any] = {"seat_rewards": seat_rewards}
-        if self.config.illegal_action == "penalize":
-            info["illegal_action"] = illegal
+        ended = terminated | truncated
+        everywhere = np.ones(self.num_envs, bool)
+        info: dict[str, Any] = {}
+        _add_info(info, "seat_rewards", seat_rewards, everywhere)
+        if self.config.illegal_action != "raise":
+            _add_info(info, "illegal_action", illegal, active)
         if self.config.episode == "hand":
-            info["thrown_in"] = terminated & driver.state.thrown_in
+            _add_info(info, "thrown_in", terminated & driver.state.thrown_in, active)
+        if ended.any():
+            results = _scatter(driver.results(np.flatnonzero(ended)), ended)
+            for key, value in results.items():
+                _add_info(info, key, value, ended)
         if mode is AutoresetMode.NEXT_STEP:
             if restart.any():
                 driver.start(np.flatnonzero(restart))
-            self._autoreset = terminated | truncated
-        elif mode is AutoresetMode.SAME_STEP:
-            ended = terminated | truncated
-            if ended.any():
-                t = np.flatnonzero(ended)
-                final_seats = driver.obs_seats()
-                final_obs = {
-                    "observation": np.zeros(
-                        (self.num_envs, OBS_SIZE), self.config.observation_dtype
-                    ),
-                    "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), np.int8),
-                }
-                obs_t, mask_t = driver.observe(final_seats[t], t)
-                final_obs["observation"][t] = obs_t
-                final_obs["action_mask"][t] = mask_t
-                info["final_obs"] = final_obs
-                info["_final_obs"] = ended
-                info["final_info"] = {"seat": final_seats, "_seat": ended.copy()}
-                info["_final_info"] = ended.copy()
-                driver.start(t)
-        info["seat"] = driver.obs_seats()
-        return self._observe(), reward, terminated, truncated, info
+            self._autoreset = ended
+        elif mode is AutoresetMode.SAME_STEP and ended.any():
+            t = np.flatnonzero(ended)
+            final_seats = driver.obs_seats()
+            final_obs = {
+                "observation": np.zeros((self.num_envs, OBS_SIZE), self.config.observation_dtype),
+                "action_mask": np.zeros((self.num_envs, NUM_ACTIONS), np.int8),
+            }
+            final_obs["observation"][t] = driver.observe(final_seats[t], t)[0]
+            final_obs["action_mask"][:, AUTORESET_ACTION] = 1  # every row is a finished table's
+            info["final_obs"] = final_obs
+            info["_final_obs"] = ended
+            info["final_info"] = {"seat": final_seats, "_seat": ended.copy()}
+            info["_final_info"] = ended.copy()
+            driver.start(t)
+        _add_info(info, "seat", driver.obs_seats(), everywhere)
+        obs = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, truncated, info
 
-    def render(self) -> tuple[str, ...] | None:
-        """With render_mode "ansi": one text per table (its seat to act's hand shown)."""
+    def action_masks(self) -> np.ndarray:
+        """(B, 66) bool: the current observations' action masks (``observation["action_mask"]``),
+        the method MaskablePPO (sb3-contrib) looks for. A finished table's row (NEXT_STEP
+        autoreset, before its restart) has only `AUTORESET_ACTION` set: the action the
+        restarting step ignores."""
+        return self._masks.astype(bool)
+
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """One frame per table, only its seat to act's hand shown: "ansi" a text,
+        "rgb_array" an (H, W, 3) uint8 picture (the other hands face down) (:mod:`fourhundred_env.envs.image`,
+        needs Pillow); "human" prints the texts (called by `reset` and `step`) and returns
+        None; None without a render mode."""
         if self.render_mode is None:
             return None
+        driver = self.driver
+        seats = driver.obs_seats()
+        if self.render_mode == "rgb_array":
+            from fourhundred_env.envs.image import table_image
+
+            return tuple(
+                table_image(driver.engine, driver.state, i, int(seats[i]))
+                for i in range(self.num_envs)
+            )
         from fourhundred_env.envs.text import table_text
 
-        seats = self.driver.obs_seats()
-        return tuple(
-            table_text(self.driver.engine, self.driver.state, i, int(seats[i]))
-            for i in range(self.num_envs)
+        texts = tuple(
+            table_text(driver.engine, driver.state, i, int(seats[i])) for i in range(self.num_envs)
         )
+        if self.render_mode == "human":
+            print("\n\n".join(texts), flush=True)
+            return None
+        return texts
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the environment holds only numpy arrays."""
@@ -261,6 +348,11 @@ class FourHundredVectorEnv(VectorEnv):
 
     def _observe(self) -> ObsDict:
         obs, mask = self.driver.observe(out=self._obs_buffer)
+        over = self.driver.over
+        if over.any():  # a finished table: no decision, so mark the action its restart ignores
+            mask[over] = 0
+            mask[over, AUTORESET_ACTION] = 1
+        self._masks = mask
         return {"observation": obs, "action_mask": mask}
 
     def _check_actions(self, actions: Any) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Subcommands `fourhundred tournament` and `fourhundred play` (registered on import)."""
+"""`fourhundred tournament`: a duplicate tournament between agents, its leaderboard and report."""
 
 from __future__ import annotations
 
@@ -6,15 +6,21 @@ import argparse
 import sys
 from typing import Any
 
-from fourhundred_env.cli import subcommand
+from fourhundred_cli.common import check_seed
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.rules import Rules
+
+NAME = "tournament"
+HELP = "play a duplicate tournament between agents; print and save the leaderboard"
 
 DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 
-def _add_tournament(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="YAML tournament config (see configs/); flags override it")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--config",
+        help="YAML tournament config, or a bundled one's name: default, "
+        "pagat, acceptance (configs/tournament_*.yaml); flags override it",
+    )
     p.add_argument(
         "--agents", nargs="+", metavar="SPEC",
         help=f"agent specs, e.g. heuristic random:any neural:PATH (default {' '.join(DEFAULT_AGENTS)})",
@@ -72,24 +78,23 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-@subcommand(
-    "tournament",
-    "play a duplicate tournament between agents; print and save the leaderboard",
-)(_add_tournament)
-def _tournament(args: argparse.Namespace) -> int:
-    from agents.db import ResultsDB
+def run(args: argparse.Namespace) -> int:
     from agents.registry import available_agents
-    from agents.report import build_report, format_report, log_tensorboard, write_report
-    from agents.tournament import load_config, run_tournament
+    from tournament.config import load_config
+    from tournament.db import ReadOnlyResults
+    from tournament.parallel import run_tournament
+    from tournament.report import build_report, format_report, log_tensorboard, write_report
 
     if args.list_agents:
         for name, desc in available_agents().items():
             print(f"{name:<14} {desc}")
         return 0
+    check_seed(args.seed)
     overrides = tournament_overrides(args)
     if args.config is None and overrides.get("agents") is None:
         overrides["agents"] = list(DEFAULT_AGENTS)
     cfg = load_config(args.config, overrides)
+    _writable_folder(cfg.out_dir, "--out")
     if args.report_only:
         if not cfg.db_path.exists():
             raise FourHundredError(f"--report-only: no results database at {str(cfg.db_path)!r}")
@@ -103,6 +108,8 @@ def _tournament(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 130
+        if summary.lock_note:
+            print(f"note: {summary.lock_note}", file=sys.stderr)
         print(
             f"{summary.games_played} games played in {summary.seconds:.1f} s "
             f"({summary.games_resumed} already in {summary.db_path}"
@@ -113,7 +120,7 @@ def _tournament(args: argparse.Namespace) -> int:
             )
             + ")"
         )
-    with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
+    with ReadOnlyResults(cfg.db_path, cfg.fingerprint()) as db:
         report = build_report(db, cfg)
     print(format_report(report))
     paths = write_report(report, cfg.out_dir)
@@ -122,34 +129,24 @@ def _tournament(args: argparse.Namespace) -> int:
         log_tensorboard(report, cfg.tensorboard)
         print(f"TensorBoard: {cfg.tensorboard}")
     if args.plots:
-        from agents.plots import write_tournament_plots
+        from tournament.plots import write_tournament_plots
 
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))
     return 0
 
 
-def _add_play(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seat", type=int, default=0, help="your seat 0-3 (default 0; team = seat % 2)")
-    p.add_argument(
-        "--bots", nargs="+", default=["heuristic"], metavar="SPEC",
-        help="one agent for all three bots, or three (for the other seats in order); default heuristic",
-    )  # fmt: skip
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
-    p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
-    p.add_argument(
-        "--max-hands", type=int, default=200, help="stop the match after this many hands"
-    )
+def _writable_folder(folder: str, flag: str) -> None:
+    """Create `folder` (the report's) now, so that an unwritable one is one line before any
+    game is played rather than a traceback after the last."""
+    from pathlib import Path
 
-
-@subcommand("play", "play a match in the terminal against three bots")(_add_play)
-def _play(args: argparse.Namespace) -> int:
-    import secrets
-
-    from agents.human import play_match
-
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    rules = Rules.preset(args.rules)
-    print(f"(seed {seed}: replay this match with --seed {seed})")
-    play_match(args.seat, args.bots, rules, seed, args.max_hands)
-    return 0
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        probe = Path(folder) / ".fourhundred-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise FourHundredError(
+            f"{flag} {folder!r}: cannot write there ({e.strerror or e}): expected a writable folder"
+        ) from None

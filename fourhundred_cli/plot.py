@@ -2,7 +2,7 @@
 
 Run folders (TensorBoard event files of `fourhundred train`) give learning curves
 (:mod:`train.plots`); a tournament's SQLite file gives its report figures
-(:mod:`agents.plots`). matplotlib and tensorboard are imported only when the command runs.
+(:mod:`tournament.plots`). matplotlib and tensorboard are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -11,13 +11,15 @@ import argparse
 import os
 from pathlib import Path
 
-from fourhundred_env.cli import subcommand
 from fourhundred_env.errors import FourHundredError
+
+NAME = "plot"
+HELP = "write PNG plots of training runs or of a tournament results database"
 
 DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
-def _add(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="PATH",
         help="run folders (or a folder of runs) to overlay, or one tournament .sqlite/.db file",
@@ -37,8 +39,7 @@ def _is_db(path: Path) -> bool:
     return path.suffix.lower() in DB_SUFFIXES
 
 
-@subcommand("plot", "write PNG plots of training runs or of a tournament results database")(_add)
-def _plot(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except ModuleNotFoundError as e:
@@ -58,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
                 f"plot {' '.join(args.paths)}: expected either one results database "
                 f"({'/'.join(DB_SUFFIXES)}) or run folders, not both or several databases"
             )
-        from agents.plots import write_tournament_plots
+        from tournament.plots import write_tournament_plots
 
         db = dbs[0]
         out = Path(args.out) if args.out else db.parent / "plots"

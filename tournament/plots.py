@@ -1,34 +1,33 @@
-"""Figures of a tournament's results database (:mod:`agents.db`), as PNG files.
+"""Figures of a tournament's results database (:mod:`tournament.db`), as PNG files.
 
-    from agents.plots import write_tournament_plots
+    from tournament.plots import write_tournament_plots
     paths = write_tournament_plots("runs/tournament/results.sqlite", "runs/tournament/plots")
 
-The numbers come from :func:`agents.report.build_report` (win rates with Wilson intervals,
+The numbers come from :func:`tournament.report.build_report` (win rates with Wilson intervals,
 the pairwise matrix, Bradley-Terry Elo with bootstrap intervals), so the figures and the
 text report always agree; only the per-hand figures (bids against tricks, score
 trajectories) read the ``hands`` table themselves. A database alone is enough: the
 tournament config is rebuilt from its stored fingerprint (agents, rules, seed, max_hands)
-unless the caller passes the real one. The database is opened read-only.
+unless the caller passes the real one (:func:`tournament.report.config_from_db`). The
+database is opened read-only.
 
-Figures are built on `matplotlib.figure.Figure` directly (the Agg renderer writes the PNGs),
-so importing this module neither selects nor disturbs a pyplot backend. Nothing else in
-:mod:`agents` imports it (matplotlib is the optional ``plots`` extra).
+Figures are built with the helpers of :mod:`tournament.figures` (Agg, no pyplot state).
+Nothing else in :mod:`tournament` imports this module (matplotlib is the optional ``plots``
+extra).
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.db import DatabaseMismatchError, ResultsDB
-from agents.report import build_report
-from agents.tournament import TournamentConfig, config_from_mapping
-from fourhundred_env.errors import FourHundredError
+from tournament.config import TournamentConfig
+from tournament.db import ReadOnlyResults, ResultsDB
+from tournament.figures import new_figure, save_figure
+from tournament.report import build_report, config_from_db
 
 #: Seat colours: team 0 (seats 0, 2) blue, team 1 (seats 1, 3) vermilion; partners share a hue.
 SEAT_COLORS = ("#0072B2", "#D55E00", "#56B4E9", "#E69F00")
@@ -36,63 +35,6 @@ SEAT_STYLES = ("-", "-", "--", "--")
 
 
 # -- reading -----------------------------------------------------------------------------------
-class ReadOnlyResults(ResultsDB):
-    """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FourHundredError(
-                f"results database {str(self.path)!r} does not exist: expected the SQLite file "
-                "of a tournament (fourhundred tournament --db / --out)"
-            )
-        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            self.meta()
-        except sqlite3.DatabaseError as e:
-            self.con.close()
-            raise DatabaseMismatchError(
-                f"{str(self.path)!r} is not a fourhundred tournament database ({e}): "
-                "expected one written by `fourhundred tournament`"
-            ) from None
-
-
-def config_from_db(db: ResultsDB) -> TournamentConfig:
-    """The tournament config as far as the database records it: its agents, rules, seed and
-    max_hands (the fingerprint), `matches` up to the highest match id played, `mirror` if any
-    mirror game was played; everything else at its default."""
-    meta = db.meta()
-    if "fingerprint" not in meta:
-        raise DatabaseMismatchError(
-            f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
-            "`fourhundred tournament`"
-        )
-    fp = json.loads(meta["fingerprint"])
-    (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
-    (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
-    return config_from_mapping(
-        {
-            "agents": list(fp["agents"]),
-            "rules": dict(fp["rules"]),
-            "seed": int(fp["seed"]),
-            "max_hands": int(fp["max_hands"]),
-            "matches": int(top) + 1 if top is not None else 1,
-            "mirror": bool(mirror),
-            "db": str(db.path),
-            "progress": False,
-        }
-    )
-
-
-def load_report(
-    db_path: str | Path, cfg: TournamentConfig | None = None
-) -> tuple[TournamentConfig, dict[str, Any]]:
-    """(config, :func:`agents.report.build_report` dict) of a results database."""
-    with ReadOnlyResults(db_path) as db:
-        cfg = cfg if cfg is not None else config_from_db(db)
-        return cfg, build_report(db, cfg)
-
-
 def _hands(db: ResultsDB, cfg: TournamentConfig, columns: str, where: str = "") -> list[tuple]:
     """Rows of hands of finished games between different agents, in play order."""
     pairs = {p for p in cfg.pairings() if p[0] != p[1]}
@@ -117,16 +59,6 @@ def bids_and_tricks(db: ResultsDB, cfg: TournamentConfig) -> dict[str, np.ndarra
 
 
 # -- drawing helpers ---------------------------------------------------------------------------
-def new_figure(width: float, height: float) -> Any:
-    """A matplotlib Figure drawn by Agg (no pyplot state), constrained layout, 110 dpi."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)  # rendered by Agg whatever pyplot's backend is
-    return fig
-
-
 def _percent_axis(axis: Any) -> None:
     from matplotlib.ticker import PercentFormatter
 
@@ -400,50 +332,7 @@ def figure_score_trajectories(
     fig = new_figure(6.2 * cols, 1.4 + 3.6 * rows)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     for ax, key in zip(axes, games, strict=False):
-        hands = db.query(
-            "SELECT hand_index, team0, team1, score0, score1, score2, score3 FROM hands "
-            "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ? "
-            "ORDER BY hand_index",
-            key,
-        )
-        (match,) = db.query(
-            "SELECT team0, team1, winner_team, finished, num_hands, target FROM matches "
-            "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?",
-            key,
-        )
-        team0, team1, winner_team, finished, num_hands, final_target = match
-        x = np.array([0] + [h[0] + 1 for h in hands])
-        scores = np.array([[0, 0, 0, 0]] + [h[3:] for h in hands], np.float64)
-        for seat in range(4):
-            ax.plot(x, scores[:, seat], color=SEAT_COLORS[seat], linestyle=SEAT_STYLES[seat],
-                    linewidth=1.7, marker="o", markersize=2.5)  # fmt: skip
-        ax.axhline(target, color="0.2", linestyle=":", linewidth=1.3)
-        ax.text(0.01, target, f" {target} (target)", transform=ax.get_yaxis_transform(),
-                va="bottom", ha="left", fontsize=8.5, color="0.2")  # fmt: skip
-        if final_target and final_target != target:
-            ax.axhline(final_target, color="0.5", linestyle=":", linewidth=1)
-            ax.text(0.01, final_target, f" {final_target} (raised target)",
-                    transform=ax.get_yaxis_transform(), va="bottom", ha="left", fontsize=8,
-                    color="0.4")  # fmt: skip
-        ax.axhline(0, color="0.6", linewidth=0.8)
-        top = max(scores.max(), final_target or target, target)
-        ax.set_ylim(min(scores.min(), 0) - 5, top + 9)
-        ax.set_xlim(0, x[-1] + max(0.5, 0.02 * x[-1]))
-        from matplotlib.ticker import MaxNLocator
-
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        result = (
-            f"won by {team0 if winner_team == 0 else team1} (team {winner_team})"
-            if finished
-            else f"unfinished after {num_hands} hands (draw)"
-        )
-        ax.set_title(
-            f"match {key[2]}{'ab'[key[3]]}: team 0 {team0} v team 1 {team1}\n{result}",
-            fontsize=9.5,
-        )
-        ax.set_xlabel("hands played")
-        ax.set_ylabel("score (points)")
-        ax.grid(True, alpha=0.3)
+        _draw_trajectory(ax, db, key, target)
     for ax in axes[len(games) :]:
         ax.set_visible(False)
     handles = [
@@ -459,6 +348,55 @@ def figure_score_trajectories(
     return fig
 
 
+def _draw_trajectory(ax: Any, db: ResultsDB, key: tuple, target: int) -> None:
+    """The scores of one game (game key `key`) hand by hand on `ax`, with the rules' target
+    and the raised target the game ended at, if it rose."""
+    from matplotlib.ticker import MaxNLocator
+
+    hands = db.query(
+        "SELECT hand_index, team0, team1, score0, score1, score2, score3 FROM hands "
+        "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ? "
+        "ORDER BY hand_index",
+        key,
+    )
+    (match,) = db.query(
+        "SELECT team0, team1, winner_team, finished, num_hands, target FROM matches "
+        "WHERE pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?",
+        key,
+    )
+    team0, team1, winner_team, finished, num_hands, final_target = match
+    x = np.array([0] + [h[0] + 1 for h in hands])
+    scores = np.array([[0, 0, 0, 0]] + [h[3:] for h in hands], np.float64)
+    for seat in range(4):
+        ax.plot(x, scores[:, seat], color=SEAT_COLORS[seat], linestyle=SEAT_STYLES[seat],
+                linewidth=1.7, marker="o", markersize=2.5)  # fmt: skip
+    ax.axhline(target, color="0.2", linestyle=":", linewidth=1.3)
+    ax.text(0.01, target, f" {target} (target)", transform=ax.get_yaxis_transform(),
+            va="bottom", ha="left", fontsize=8.5, color="0.2")  # fmt: skip
+    if final_target and final_target != target:
+        ax.axhline(final_target, color="0.5", linestyle=":", linewidth=1)
+        ax.text(0.01, final_target, f" {final_target} (raised target)",
+                transform=ax.get_yaxis_transform(), va="bottom", ha="left", fontsize=8,
+                color="0.4")  # fmt: skip
+    ax.axhline(0, color="0.6", linewidth=0.8)
+    top = max(scores.max(), final_target or target, target)
+    ax.set_ylim(min(scores.min(), 0) - 5, top + 9)
+    ax.set_xlim(0, x[-1] + max(0.5, 0.02 * x[-1]))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    result = (
+        f"won by {team0 if winner_team == 0 else team1} (team {winner_team})"
+        if finished
+        else f"unfinished after {num_hands} hands (draw)"
+    )
+    ax.set_title(
+        f"match {key[2]}{'ab'[key[3]]}: team 0 {team0} v team 1 {team1}\n{result}",
+        fontsize=9.5,
+    )
+    ax.set_xlabel("hands played")
+    ax.set_ylabel("score (points)")
+    ax.grid(True, alpha=0.3)
+
+
 def _empty(title: str, message: str) -> Any:
     fig = new_figure(6.0, 2.5)
     ax = fig.add_subplot()
@@ -466,14 +404,6 @@ def _empty(title: str, message: str) -> Any:
     ax.text(0.5, 0.5, message, ha="center", va="center", color="0.4", fontsize=11)
     ax.set_title(title, fontsize=12)
     return fig
-
-
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write `fig` as PNG (Agg renderer) and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=110)
-    return path
 
 
 def write_tournament_plots(
@@ -485,7 +415,7 @@ def write_tournament_plots(
     """Write the tournament figures of the database at `db_path` into `out_dir`.
 
     `cfg`: the tournament's config (default: rebuilt from the database, see
-    :func:`config_from_db`); `report`: its :func:`agents.report.build_report` dict if already
+    :func:`config_from_db`); `report`: its :func:`tournament.report.build_report` dict if already
     built (saves refitting the ratings). Returns the paths of leaderboard.png, pairwise.png,
     ratings.png, bid_vs_tricks.png, bid_margin.png and score_trajectories.png.
     """

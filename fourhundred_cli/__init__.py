@@ -1,0 +1,60 @@
+"""The `fourhundred` command line: one parser, every subcommand imported explicitly.
+
+This package is the top layer (rules core <- envs <- agents <- tournament / train <- CLI):
+nothing below imports it. Each subcommand is a module with ``NAME``, ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> exit code``; heavy imports (torch, the tournament,
+matplotlib) happen inside ``run``, so ``fourhundred --help`` and ``fourhundred match`` stay light.
+Bad input (a FourHundredError) is one line on stderr and exit code 2; Ctrl-C is a line and 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from fourhundred_cli import (
+    bid_eval,
+    bot_check,
+    evaluate_run,
+    match,
+    play,
+    plot,
+    serve,
+    tournament,
+    train,
+)
+from fourhundred_env.errors import FourHundredError
+
+COMMANDS: tuple[ModuleType, ...] = (
+    tournament, bot_check, play, match, train, evaluate_run, bid_eval, plot, serve,
+)  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fourhundred", description="400 (Lebanese/Syrian trick-taking game) for AI bots"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        p = sub.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        command.add_arguments(p)
+        p.set_defaults(_command=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._command(args) or 0)
+    except FourHundredError as e:
+        print(f"fourhundred: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nfourhundred: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the output went to a pipe that closed (`| head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

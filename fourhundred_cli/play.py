@@ -1,0 +1,39 @@
+"""`fourhundred play`: a person plays a match in the terminal against three bots."""
+
+from __future__ import annotations
+
+import argparse
+
+from fourhundred_cli.common import check_seed
+from fourhundred_env.rules import Rules
+
+NAME = "play"
+HELP = "play a match in the terminal against three bots"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--seat", type=int, default=0, help="your seat 0-3 (default 0; your team is seat %% 2)"
+    )
+    p.add_argument(
+        "--bots", nargs="+", default=["heuristic"], metavar="SPEC",
+        help="one agent for all three bots, or three (for the other seats in order); default heuristic",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
+    p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
+    p.add_argument(
+        "--max-hands", type=int, default=200, help="stop the match after this many hands"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    from agents.human import play_match
+
+    check_seed(args.seed)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    rules = Rules.preset(args.rules)
+    print(f"(seed {seed}: replay this match with --seed {seed})")
+    play_match(args.seat, args.bots, rules, seed, args.max_hands)
+    return 0

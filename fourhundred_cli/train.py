@@ -1,0 +1,60 @@
+"""`fourhundred train CONFIG [key=value ...] [--resume RUN_DIR]`: self-play PPO or a bidding policy."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from fourhundred_env.errors import FourHundredError
+
+NAME = "train"
+HELP = "train a policy by self-play PPO, or a bidding policy (configs/*.yaml)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "config",
+        nargs="?",
+        help="YAML file, or a bundled config's name: tiny, "
+        "selfplay, bidding (configs/*.yaml; defaults if omitted)",
+    )
+    p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    p.add_argument("--no-eval", action="store_true", help="skip the tournament evaluations")
+
+
+def run(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.evaluate import make_evaluator
+    from train.ppo import Trainer
+
+    if args.config and "=" in args.config:  # only overrides were given
+        args.overrides.insert(0, args.config)
+        args.config = None
+    if args.resume:
+        if args.config:
+            raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
+        run_dir = Path(args.resume)
+        if not (run_dir / "config.yaml").is_file():
+            raise FourHundredError(
+                f"--resume {args.resume!r}: expected a run folder with config.yaml"
+            )
+        config = load_config(run_dir / "config.yaml", args.overrides)
+    else:
+        config = load_config(args.config, args.overrides)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+    trainer = Trainer(config, run_dir, resume=bool(args.resume))
+    print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
+    evaluate = None if args.no_eval else make_evaluator(config, run_dir)
+    history = trainer.train(evaluate)
+    last = history[-1] if history else {}
+    what = f" (the mean of {trainer.averaged} updates' weights)" if trainer.averaged else ""
+    print(
+        f"done: {trainer.update} updates, {trainer.decisions:,} decisions; "
+        f"policy {run_dir / 'policy.pt'}{what}"
+    )
+    for key in sorted(k for k in last if k.startswith(("charts/", "eval/"))):
+        print(f"  {key:<36} {last[key]:.4g}")
+    return 0

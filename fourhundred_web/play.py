@@ -1,0 +1,385 @@
+"""A person's table in the browser: one match against three bots, held by the server.
+
+:class:`PlaySession` is the server's game loop (as :func:`agents.human.play_match` is the
+terminal's): the engine (a :class:`~fourhundred_env.table.Table`) is the authority, the bots
+move as soon as it is their turn, and the browser gets :meth:`PlaySession.state`, built from
+the person's :class:`~fourhundred_env.view.SeatView` and public facts only (bids, cards played,
+tricks, scores). It never holds another seat's cards. Every move made since the browser's last
+request comes with it as a *frame* (who did what, the trick after it), so the page can show
+the bots' cards one by one.
+
+Which bots a person may choose is fixed by the server (:func:`agent_choices`): registered
+agents that need no settings, the bundled checkpoints, and the specs given to
+``fourhundred serve --agent``. A browser picks among them by name, so it can never make the
+server open a file of its choosing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import available_agents, make_agent, parse_spec
+from fourhundred_env.cards import (
+    NUM_CARDS,
+    REDEAL_ACTION,
+    SUIT_SETS,
+    action_text,
+    card_text,
+    parse_action,
+    set_to_cards,
+    sorted_for_display,
+)
+from fourhundred_env.engine import Phase
+from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.history import HandRecord
+from fourhundred_env.registry import entry
+from fourhundred_env.rules import PRESETS, Rules
+from fourhundred_env.table import Table
+from fourhundred_env.view import SeatView, seat_view
+
+__all__ = [
+    "AgentChoice",
+    "IllegalMoveError",
+    "OutOfTurnError",
+    "PlaySession",
+    "RequestError",
+    "agent_choices",
+    "hand_sheet",
+]
+
+MAX_HANDS = 200
+"""A match still going after this many hands is stopped (as `fourhundred play` does)."""
+_PRETRAINED = {"selfplay.pt": "neural", "bidder.pt": "neural-bid"}
+
+
+class RequestError(FourHundredError):
+    """A request the server refuses (its message is the answer's ``error``)."""
+
+
+class OutOfTurnError(RequestError):
+    """An action sent when the person is not the one to act."""
+
+
+class IllegalMoveError(RequestError):
+    """A bid, redeal or card that is not legal in the position (the reason and the legal
+    actions in its message)."""
+
+
+@dataclass(frozen=True)
+class AgentChoice:
+    """A bot a person may seat at the table: its spec, a short label and a line describing it."""
+
+    spec: str
+    description: str
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.spec)
+
+
+def _bundled_checkpoints() -> list[AgentChoice]:
+    """The pretrained checkpoints shipped in ``agents/pretrained`` (package data)."""
+    out = []
+    try:
+        folder = resources.files("agents") / "pretrained"
+    except (ModuleNotFoundError, TypeError):  # pragma: no cover - agents is always installed
+        return out
+    for name, kind in _PRETRAINED.items():
+        path = folder / name
+        if path.is_file():
+            what = "bids and plays" if kind == "neural" else "bids (cards by its play policy)"
+            out.append(
+                AgentChoice(f"{kind}:{path}", f"bundled network {name}: {what}", f"{kind}:{name}")
+            )
+    return out
+
+
+def _needs_settings(name: str) -> bool:
+    """Whether agent `name` cannot be made from its bare name (a required setting)."""
+    settings = entry(name).settings
+    if settings is None or not dataclasses.is_dataclass(settings):
+        return False
+    return any(
+        f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        for f in dataclasses.fields(settings)
+    )
+
+
+def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
+    """The bots a browser may choose, by spec: every registered agent that needs no settings
+    (not ``human``), the bundled checkpoints, then `extra` specs (checked by making one)."""
+    out: dict[str, AgentChoice] = {}
+    for name, description in available_agents().items():
+        if name == "human":
+            continue
+        if _needs_settings(name):  # a checkpoint path: offered below where one is bundled
+            continue
+        out[name] = AgentChoice(name, description)
+    for choice in _bundled_checkpoints():
+        out[choice.spec] = choice
+    for spec in extra:
+        if parse_spec(spec)[0] == "human":
+            raise FourHundredError(f"--agent {spec!r}: the person is you; expected a bot")
+        make_agent(spec, Rules(), seed=0)  # an unknown name or a bad checkpoint fails here
+        out[spec] = AgentChoice(spec, "given to fourhundred serve --agent")
+    return out
+
+
+# -- what the browser is shown -------------------------------------------------------------------
+def hand_sheet(record: HandRecord) -> dict[str, Any]:
+    """The public facts of a finished hand: one row of the score sheet (no cards)."""
+    played = not record.thrown_in
+    if record.redeal_seat is not None:
+        note = f"S{record.redeal_seat} asked for a redeal"
+    elif record.thrown_in:
+        note = f"thrown in: bids {sum(b or 0 for b in record.bids)} < {record.required_total}"
+    else:
+        note = ""
+    if record.claim is not None:
+        note = f"S{record.claim[0]} claimed the last {record.claim[1]}"
+    if record.forfeits:
+        note = "; ".join([note, *(f"S{s} forfeited" for s in record.forfeits)]).strip("; ")
+    return {
+        "number": record.number,
+        "dealer": record.dealer,
+        "required_total": record.required_total,
+        "bids": list(record.bids),
+        "tricks": list(record.tricks_won) if played else None,
+        "points": list(record.points) if played else None,
+        "scores": list(record.scores_after),
+        "thrown_in": record.thrown_in,
+        "note": note,
+        "winner": record.winner,
+        "target": record.target_after,
+    }
+
+
+def _hand_groups(card_set: int) -> list[dict[str, Any]]:
+    """The person's cards by suit (hearts, spades, diamonds, clubs), high to low."""
+    groups = []
+    for suit in (3, 2, 1, 0):
+        cards = sorted_for_display(set_to_cards(int(card_set) & int(SUIT_SETS[suit])))
+        groups.append({"suit": "CDSH"[suit], "cards": [card_text(c) for c in cards]})
+    return groups
+
+
+@dataclass
+class PlaySession:
+    """One match between a person at `seat` and three bots (see the module docstring).
+
+    `bots` maps each other seat to an agent spec (`labels`, to the name shown). Methods that change the table raise
+    RequestError (nothing changed) for a request that cannot be carried out now.
+    """
+
+    seat: int
+    bots: Mapping[int, str]
+    rules: Rules
+    seed: int
+    labels: Mapping[int, str] = field(default_factory=dict)
+    table: Table = field(init=False)
+    agents: dict[int, Agent] = field(init=False)
+    lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    frames: list[dict[str, Any]] = field(init=False, default_factory=list)
+    moves: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        if self.seat not in (0, 1, 2, 3):
+            raise RequestError(f"seat={self.seat!r}: expected 0, 1, 2 or 3")
+        if sorted(self.bots) != [s for s in range(4) if s != self.seat]:
+            raise RequestError(f"bots for seats {sorted(self.bots)}: expected the other three")
+        self.agents = {s: make_agent(spec, self.rules, seed=self.seed * 4 + s)
+                       for s, spec in self.bots.items()}  # fmt: skip
+        for agent in self.agents.values():
+            agent.reset(1)
+        self.table = Table(rules=self.rules, seed=self.seed, name="web")
+        self.deal()
+
+    # -- changing the table -------------------------------------------------------------------
+    def deal(self) -> None:
+        """Deal the next hand and let the bots move until the person is to act (or the hand
+        is over: a bot's redeal, a throw-in)."""
+        phase = self.table.phase
+        if phase == "match_over":
+            raise OutOfTurnError("the match is over: start a new game")
+        if phase != "hand_over":
+            raise OutOfTurnError(
+                f"a hand is in progress (hand {self.table.hand_number}, {phase}): play it out "
+                "before dealing the next"
+            )
+        if self.stopped:
+            raise OutOfTurnError(f"the match was stopped after {MAX_HANDS} hands")
+        self.frames = []
+        self.table.deal()
+        self._bots_move()
+
+    def act(self, action: str, seat: int | None = None, moves: int | None = None) -> None:
+        """The person's bid, redeal request or card (text: ``"4"``, ``"redeal"``, ``"AH"``),
+        then the bots' moves up to the person's next decision.
+
+        `seat`, if given, must be the person's seat; `moves`, if given, the number of moves
+        the browser has seen (a stale page is refused rather than acting on a table it has
+        not shown). OutOfTurnError when it is not the person's turn, RequestError for an
+        action that is not legal now (with the reason and the legal actions).
+        """
+        if seat is not None and seat != self.seat:
+            raise OutOfTurnError(f"seat {seat} is not yours: you play seat {self.seat}")
+        if moves is not None and moves != self.moves:
+            raise OutOfTurnError(
+                f"the page is out of date (it has seen {moves} moves, the table has made "
+                f"{self.moves}): reload the table"
+            )
+        phase = self.table.phase
+        if phase not in ("bid", "play"):
+            hint = "deal the next hand first" if phase == "hand_over" else "the match is over"
+            raise OutOfTurnError(f"no decision is pending ({phase.replace('_', ' ')}): {hint}")
+        if self.table.to_play != self.seat:  # only while bots are being driven elsewhere
+            raise OutOfTurnError(f"it is S{self.table.to_play}'s turn, not yours")
+        try:
+            a = parse_action(action)
+        except CardError as e:
+            raise RequestError(f"action {action!r} is not understood: {e}") from None
+        view = self._view()
+        if not view.legal_mask[0, a]:
+            raise IllegalMoveError(
+                f"{action_text(a)} is not legal now: {_why_illegal(view, a)}; legal: "
+                + " ".join(action_text(x) for x in np.flatnonzero(view.legal_mask[0]))
+            )
+        self.frames = []
+        self._apply(self.seat, a, forfeit=None)
+        self._bots_move()
+
+    def _bots_move(self) -> None:
+        """Bots act until the person is to act or the hand is over (the conduct rules of
+        `play_match`: a bot that raises or plays an illegal action forfeits its contract,
+        and its lowest legal action is played)."""
+        while self.table.phase in ("bid", "play") and self.table.to_play != self.seat:
+            s = int(self.table.to_play)  # type: ignore[arg-type]
+            view = self._view(s)
+            forfeit = None
+            try:
+                a = int(np.asarray(self.agents[s].act(view))[0])
+                if not (0 <= a < view.legal_mask.shape[1] and view.legal_mask[0, a]):
+                    forfeit = f"illegal action {a}"
+            except Exception as e:  # a broken bot must not take the server down
+                forfeit = f"{type(e).__name__}: {e}"[:200]
+            if forfeit is not None:
+                self.table.forfeit(s)
+                a = int(np.argmax(view.legal_mask[0]))
+            self._apply(s, a, forfeit)
+
+    def _apply(self, seat: int, action: int, forfeit: str | None) -> None:
+        """Play `action` for `seat` and record its frame (public facts only)."""
+        t = self.table
+        tricks_before = t.tricks_won
+        trick_before = t.trick
+        try:
+            t.act(action, seat=seat)
+        except IllegalActionError as e:  # checked against the mask above: a bug if it happens
+            raise RequestError(str(e)) from None
+        self.moves += 1
+        kind = "play" if action < NUM_CARDS else ("redeal" if action == REDEAL_ACTION else "bid")
+        frame: dict[str, Any] = {
+            "seat": seat, "kind": kind, "action": action_text(action),
+            "bids": list(t.bids), "tricks_won": list(t.tricks_won), "forfeit": forfeit,
+        }  # fmt: skip
+        if kind == "play":
+            completed = t.tricks_won != tricks_before
+            trick = [*trick_before, (seat, action_text(action))] if completed else t.trick
+            frame["trick"] = [{"seat": s, "card": c} for s, c in trick]
+            if completed:
+                frame["winner"] = next(s for s in range(4) if t.tricks_won[s] != tricks_before[s])
+        if t.phase in ("hand_over", "match_over"):
+            frame["hand_over"] = True
+        self.frames.append(frame)
+
+    # -- what the browser sees ----------------------------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        """The match reached MAX_HANDS hands without a winner."""
+        return self.table.winner is None and self.table.hand_number >= MAX_HANDS
+
+    def _view(self, seat: int | None = None) -> SeatView:
+        s = self.seat if seat is None else seat
+        return seat_view(self.table.engine, self.table.state, np.array([0]), np.int8(s))
+
+    def state(self) -> dict[str, Any]:
+        """What the person's browser may know now: their view, the public record of the
+        match, and the frames of the moves made since the last request."""
+        t = self.table
+        v = self._view()
+        in_hand = t.phase in ("bid", "play")
+        legal = [action_text(a) for a in np.flatnonzero(v.legal_mask[0])]
+        last = t.history[-1] if t.history and not in_hand else None
+        first_bidder = (int(v.dealer[0]) + 1) % 4 if in_hand else None
+        return {
+            "seat": self.seat,
+            "names": [
+                "you" if s == self.seat else self.labels.get(s, self.bots[s]) for s in range(4)
+            ],
+            "rules": t.rules.name,
+            "target": t.target,
+            "phase": t.phase,
+            "stopped": self.stopped,
+            "hand_number": t.hand_number,
+            "dealer": t._hand_dealer(),
+            "first_bidder": first_bidder,
+            "to_play": t.to_play,
+            "your_turn": in_hand and t.to_play == self.seat,
+            "scores": list(t.scores),  # they change only when a hand ends
+            "bids": list(t.bids),
+            "min_bids": [int(x) for x in v.min_bid[0]],
+            "required_total": t.required_total(),
+            "bids_total": sum(b or 0 for b in t.bids) if in_hand else None,
+            "tricks_won": [int(x) for x in v.tricks_won[0]] if in_hand else list(t.tricks_won),
+            "trick": [{"seat": s, "card": c} for s, c in t.trick] if in_hand else [],
+            "hand": _hand_groups(int(v.hand_set[0])),
+            "legal": legal,
+            "redeal_allowed": "redeal" in legal,
+            "frames": list(self.frames),
+            "moves": self.moves,
+            "last_hand": hand_sheet(last) if last is not None else None,
+            "sheet": [hand_sheet(h) for h in t.history],
+            "winner": t.winner,
+        }
+
+
+def _why_illegal(view: SeatView, action: int) -> str:
+    """Why `action` is not legal for the viewer of table 0 of `view` (one short clause)."""
+    me = int(view.seat[0])
+    if int(view.phase[0]) == Phase.BID:
+        if action < NUM_CARDS:
+            return "this is the bidding, not the card play"
+        if action == REDEAL_ACTION:
+            return "a redeal needs a hand without A, K, Q or J"
+        return f"your minimum bid is {int(view.min_bid[0, me])}"
+    if action >= NUM_CARDS:
+        return "this is the card play, not the bidding"
+    if not (int(view.hand_set[0]) >> action) & 1:
+        return f"you do not hold {card_text(action)}"
+    return f"you must follow the suit led ({'CDSH'[int(view.led_suit[0])]})"
+
+
+def new_session(
+    seat: int, partner: str, right: str, left: str, rules: str, seed: int,
+    choices: Mapping[str, AgentChoice],
+) -> PlaySession:  # fmt: skip
+    """A session from a browser's choices, each checked against the server's lists."""
+    for role, spec in (("partner", partner), ("right", right), ("left", left)):
+        if spec not in choices:
+            raise RequestError(
+                f"{role}={spec!r}: not a bot this server offers; expected one of {sorted(choices)}"
+            )
+    if rules not in PRESETS:
+        raise RequestError(f"rules={rules!r}: expected one of {sorted(PRESETS)}")
+    bots = {(seat + 2) % 4: partner, (seat + 1) % 4: right, (seat + 3) % 4: left}
+    labels = {s: choices[spec].label for s, spec in bots.items()}
+    return PlaySession(seat, bots, Rules.preset(rules), seed, labels)

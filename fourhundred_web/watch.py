@@ -1,0 +1,265 @@
+"""Watching a tournament: its results database, read-only, as lists of matches and replays.
+
+:class:`Watch` opens the one database the server was started with (never a path from a
+browser) and answers three questions: what tournament is this (:meth:`Watch.summary`), which
+duplicate matches are there, filtered by pairing and sorted by score difference or by how
+surprising they are (:meth:`Watch.matches`), and how did a match go, both twins hand by hand
+and, where :func:`tournament.replay.replay_game` can replay them exactly, card by card
+(:meth:`Watch.match`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fourhundred_env.cards import (
+    TRUMP,
+    card_rank,
+    card_suit,
+    card_text,
+    parse_card,
+    parse_hand,
+    sorted_for_display,
+)
+from tournament.db import GameKey, HandRow, ReadOnlyResults
+from tournament.replay import ReplayedGame, label_blockers, replay_game, tournament_info
+
+__all__ = ["SORTS", "Watch"]
+
+SORTS = {
+    "match": "match id",
+    "margin": "largest score difference first",
+    "close": "smallest score difference first",
+    "surprise": "most surprising first (highest bid, then largest swing of one hand)",
+}
+_REPLAY_CACHE = 32
+
+_GAMES_SQL = """
+SELECT m.pair_a, m.pair_b, m.match_id, m.orientation, m.team0, m.team1, m.finished,
+       m.winner_team, m.num_hands, m.score0, m.score1, m.score2, m.score3, m.forfeits,
+       h.max_bid, h.max_swing, h.big_bids
+FROM matches m LEFT JOIN (
+    SELECT pair_a, pair_b, match_id, orientation,
+           MAX(MAX(bid0, bid1, bid2, bid3)) AS max_bid,
+           MAX(MAX(ABS(points0), ABS(points1), ABS(points2), ABS(points3))) AS max_swing,
+           SUM((bid0 >= 7) + (bid1 >= 7) + (bid2 >= 7) + (bid3 >= 7)) AS big_bids
+    FROM hands GROUP BY pair_a, pair_b, match_id, orientation
+) h USING (pair_a, pair_b, match_id, orientation)
+"""
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """Every duplicate match of the database, summarised (rebuilt when games are added)."""
+
+    num_games: int
+    matches: list[dict[str, Any]]
+
+
+class Watch:
+    """The results database `path`, opened read-only (see the module docstring)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        with self._open() as db:  # one connection per request: sqlite3 keeps to its thread
+            self.info = tournament_info(db)
+        self._lock = threading.Lock()
+        self._listing: _Listing | None = None
+        self._replays: OrderedDict[GameKey, ReplayedGame] = OrderedDict()
+        self._blockers: dict[str, str | None] | None = None
+
+    def _open(self) -> ReadOnlyResults:
+        return ReadOnlyResults(self.path)
+
+    # -- the tournament ---------------------------------------------------------------------
+    def pairs(self) -> list[tuple[str, str]]:
+        """The pairings that have finished games, sorted."""
+        with self._open() as db:
+            rows = db.query("SELECT DISTINCT pair_a, pair_b FROM matches ORDER BY 1, 2")
+        return [(a, b) for a, b in rows]
+
+    def blockers(self) -> dict[str, str | None]:
+        """Per agent, why its games cannot be replayed card by card (None: they can)."""
+        with self._lock:
+            if self._blockers is None:
+                with self._open() as db:
+                    self._blockers = dict(label_blockers(db))
+            return dict(self._blockers)
+
+    def summary(self) -> dict[str, Any]:
+        """The tournament: file name, agents, rules, seed, pairings, games, replayability."""
+        info = self.info
+        with self._open() as db:
+            (games,) = db.query("SELECT COUNT(*) FROM matches")[0]
+        return {
+            "file": self.path.name,
+            "agents": list(info.agents),
+            "rules": info.rules.name,
+            "target": info.rules.target,
+            "seed": info.seed,
+            "max_hands": info.max_hands,
+            "games": int(games),
+            "pairs": [list(p) for p in self.pairs()],
+            "replay": self.blockers(),
+            "sorts": SORTS,
+        }
+
+    # -- the list of matches ----------------------------------------------------------------
+    def _all_matches(self) -> list[dict[str, Any]]:
+        with self._open() as db:
+            (n,) = db.query("SELECT COUNT(*) FROM matches")[0]
+            with self._lock:
+                if self._listing is not None and self._listing.num_games == n:
+                    return self._listing.matches
+            rows = db.query(_GAMES_SQL)
+        by_match: dict[tuple[str, str, int], dict[str, Any]] = {}
+        for r in rows:
+            pair_a, pair_b, match_id, orientation = r[0], r[1], int(r[2]), int(r[3])
+            entry = by_match.setdefault(
+                (pair_a, pair_b, match_id),
+                {"pair_a": pair_a, "pair_b": pair_b, "match_id": match_id, "games": [None, None]},
+            )
+            scores = [int(x) for x in r[9:13]]
+            a_team = orientation  # pair_a holds team 0 in orientation 0, team 1 in 1
+            a_total = scores[a_team] + scores[a_team + 2]
+            b_total = scores[1 - a_team] + scores[3 - a_team]
+            winner_team = int(r[7])
+            entry["games"][orientation] = {
+                "orientation": orientation, "team0": r[4], "team1": r[5],
+                "finished": bool(r[6]), "winner_team": winner_team,
+                "a_won": None if winner_team < 0 else winner_team == a_team,
+                "num_hands": int(r[8]), "scores": scores, "forfeits": int(r[13]),
+                "a_margin": a_total - b_total, "max_bid": int(r[14] or 0),
+                "max_swing": int(r[15] or 0), "big_bids": int(r[16] or 0),
+            }  # fmt: skip
+        matches = []
+        for entry in by_match.values():
+            games = [g for g in entry["games"] if g is not None]
+            entry["margin"] = sum(g["a_margin"] for g in games)
+            entry["max_bid"] = max(g["max_bid"] for g in games)
+            entry["max_swing"] = max(g["max_swing"] for g in games)
+            entry["big_bids"] = sum(g["big_bids"] for g in games)
+            wins = [g["a_won"] for g in games]
+            entry["split"] = len(games) == 2 and wins[0] is not None and wins[0] != wins[1]
+            matches.append(entry)
+        matches.sort(key=lambda m: (m["pair_a"], m["pair_b"], m["match_id"]))
+        with self._lock:
+            self._listing = _Listing(int(n), matches)
+        return matches
+
+    def matches(
+        self, pair: tuple[str, str] | None, sort: str, min_bid: int, offset: int, limit: int
+    ) -> dict[str, Any]:
+        """A page of duplicate matches of `pair` (None: all) whose highest bid is at least
+        `min_bid`, in the order `sort` (one of SORTS)."""
+        rows = [
+            m
+            for m in self._all_matches()
+            if (pair is None or (m["pair_a"], m["pair_b"]) == pair) and m["max_bid"] >= min_bid
+        ]
+        if sort == "margin":
+            rows = sorted(rows, key=lambda m: -abs(m["margin"]))
+        elif sort == "close":
+            rows = sorted(rows, key=lambda m: abs(m["margin"]))
+        elif sort == "surprise":
+            rows = sorted(rows, key=lambda m: (-m["max_bid"], -m["big_bids"], -m["max_swing"]))
+        return {"total": len(rows), "offset": offset, "matches": rows[offset : offset + limit]}
+
+    # -- one match, both twins --------------------------------------------------------------
+    def game(self, key: GameKey) -> ReplayedGame:
+        """Game `key` replayed (cached: a replay costs a fraction of a second)."""
+        with self._lock:
+            if key in self._replays:
+                self._replays.move_to_end(key)
+                return self._replays[key]
+        with self._open() as db:
+            game = replay_game(db, key)
+        with self._lock:
+            self._replays[key] = game
+            while len(self._replays) > _REPLAY_CACHE:
+                self._replays.popitem(last=False)
+        return game
+
+    def match(self, pair: tuple[str, str], match_id: int) -> dict[str, Any]:
+        """Both games of duplicate match `match_id` of `pair` (a missing twin is None)."""
+        with self._open() as db:
+            found = {
+                int(o)
+                for (o,) in db.query(
+                    "SELECT orientation FROM matches WHERE pair_a = ? AND pair_b = ? "
+                    "AND match_id = ?",
+                    (*pair, match_id),
+                )
+            }
+        twins = [game_json(self.game((*pair, match_id, o))) if o in found else None for o in (0, 1)]
+        return {"pair": list(pair), "match_id": match_id, "twins": twins}
+
+
+def trick_winner(trick: list[tuple[int, str]]) -> int:
+    """The seat that wins a trick of (seat, card) in the order played: the highest heart,
+    else the highest card of the suit led."""
+    cards = [(seat, parse_card(c)) for seat, c in trick]
+    led = card_suit(cards[0][1])
+    suit = TRUMP if any(card_suit(c) == TRUMP for _, c in cards) else led
+    return max((card_rank(c), seat) for seat, c in cards if card_suit(c) == suit)[1]
+
+
+def _row_values(row: HandRow, name: str) -> list[int]:
+    return [int(getattr(row, f"{name}{s}")) for s in range(4)]
+
+
+def game_json(game: ReplayedGame) -> dict[str, Any]:
+    """A replayed game for the browser: per hand the stored row and, where the replay is
+    exact, the deal, the bids in order and the cards in order."""
+    m = game.match
+    hands = []
+    for h in game.hands:
+        row = h.row
+        scores = _row_values(row, "score")
+        points = _row_values(row, "points")
+        item: dict[str, Any] = {
+            "index": int(row.hand_index), "dealer": int(row.dealer),
+            "required_total": int(row.required_total), "thrown_in": bool(row.thrown_in),
+            "redeal_seat": None if row.redeal_seat < 0 else int(row.redeal_seat),
+            "claim_seat": None if row.claim_seat < 0 else int(row.claim_seat),
+            "bids": _row_values(row, "bid"), "tricks": _row_values(row, "tricks"),
+            "points": points, "scores": scores,
+            "scores_before": [s - p for s, p in zip(scores, points, strict=True)],
+            "forfeits": [s for s in range(4) if getattr(row, f"forfeit{s}")],
+            "replayed": h.exact, "problem": h.problem,
+        }  # fmt: skip
+        if h.exact:
+            r = h.record
+            assert r is not None
+            item["deal"] = [
+                [card_text(c) for c in sorted_for_display(parse_hand(text.replace("|", " ")))]
+                for text in r.hands
+            ]
+            first = (r.dealer + 1) % 4
+            calls = []
+            for k in range(4):
+                seat = (first + k) % 4
+                if r.redeal_seat == seat:
+                    calls.append({"seat": seat, "bid": "redeal"})
+                    break
+                if r.bids[seat] is None:
+                    break
+                calls.append({"seat": seat, "bid": r.bids[seat]})
+            item["calls"] = calls
+            item["plays"] = [{"seat": s, "card": c} for s, c in r.plays]
+            item["trick_winners"] = [
+                trick_winner(list(r.plays[k : k + 4])) for k in range(0, len(r.plays) - 3, 4)
+            ]
+            item["claim"] = None if r.claim is None else {"seat": r.claim[0], "tricks": r.claim[1]}
+        hands.append(item)
+    return {
+        "key": list(game.key), "orientation": game.key[3], "team0": m.team0, "team1": m.team1,
+        "first_dealer": int(m.first_dealer), "finished": bool(m.finished),
+        "winner_team": int(m.winner_team), "winner": m.winner, "num_hands": int(m.num_hands),
+        "scores": [int(getattr(m, f"score{s}")) for s in range(4)], "target": int(m.target),
+        "exact": game.exact, "reason": game.reason, "hands": hands,
+    }  # fmt: skip

@@ -1,0 +1,30 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+RESULTS_AGENTS = ("heuristic", "minbid", "random")
+
+
+@pytest.fixture(scope="session")
+def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small finished tournament (3 replayable bots, 2 duplicate matches per pairing, one
+    match per job so that every match's agents are seeded differently): its results file.
+    Tests copy it before changing it."""
+    from tournament.config import load_config
+    from tournament.parallel import run_tournament
+
+    path = tmp_path_factory.mktemp("results") / "results.sqlite"
+    cfg = load_config(
+        None,
+        {
+            "agents": list(RESULTS_AGENTS), "matches": 2, "seed": 7, "workers": 1,
+            "chunk_matches": 1, "table_batch": 4, "db": str(path), "progress": False,
+            "bootstrap": 0,
+        },
+    )  # fmt: skip
+    run_tournament(cfg)
+    return path

@@ -1,0 +1,141 @@
+"""The command line's details (issue 15, points 6 and 7): every --help works, Ctrl-C in
+`play` is a line, negative seeds are refused in one line before anything is written, bad agent
+settings are refused, the leaderboard shows names in full under one word per column, and the
+custom-bot route works from any folder without PYTHONPATH."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fourhundred_cli import COMMANDS, build_parser
+from fourhundred_cli import main as cli_main
+from tournament.config import load_config
+from tournament.db import ReadOnlyResults
+from tournament.parallel import run_tournament
+from tournament.report import build_report, format_report
+
+ROOT = Path(__file__).resolve().parents[1]
+FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))
+
+
+@pytest.mark.parametrize("command", [c.NAME for c in COMMANDS])
+def test_every_subcommand_prints_its_help(command: str, capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        build_parser().parse_args([command, "--help"])
+    assert done.value.code == 0
+    assert "usage: fourhundred " + command in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--agents", "heuristic", "random", "--seed", "-3"],
+        ["match", "--seed", "-3"],
+        ["play", "--seed", "-3"],
+    ],
+)
+def test_a_negative_seed_is_one_line_and_writes_nothing(
+    argv, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli_main([*argv, "--out", str(tmp_path / "t")] if argv[0] == "tournament" else argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "-3" in err[0] and "expected a seed of 0 or more" in err[0], err
+    assert not (tmp_path / "t" / "results.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    "spec, expect",
+    [
+        ("heuristic:epsilon=5", "epsilon=5.0: expected a probability 0 to 1"),
+        ("random:-3", "max_bid=-3: expected a bid from 1 to 13"),
+    ],
+)
+def test_out_of_range_agent_settings_are_refused(spec, expect, tmp_path: Path, capsys) -> None:
+    argv = ["tournament", "--agents", spec, "random:any", "--out", str(tmp_path)]
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expect in err[0]
+
+
+def test_ctrl_c_in_play_is_one_line_without_a_traceback() -> None:
+    proc = subprocess.Popen(
+        [FOURHUNDRED, "play", "--seed", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        seen = ""
+        while "400: you are" not in seen and time.monotonic() < deadline:
+            seen += proc.stdout.readline()  # the match has begun: play waits for the person
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in err and err.strip().splitlines() == ["fourhundred: interrupted"]
+
+
+def test_the_leaderboard_shows_long_names_in_full_under_one_word_per_column(
+    tmp_path: Path,
+) -> None:
+    a, b = "heuristic:epsilon=0.05,sigma=1.0", "heuristic:epsilon=0.05,sigma=1.3"
+    assert a[:16] == b[:16]  # the two names a 16-character column could not tell apart
+    cfg = load_config(None, dict(agents=[a, b, "random"], matches=2, max_hands=4, workers=1,
+                                 progress=False, bootstrap=0, out_dir=str(tmp_path)))  # fmt: skip
+    run_tournament(cfg)
+    with ReadOnlyResults(cfg.db_path) as db:
+        text = format_report(build_report(db, cfg))
+    lines = text.splitlines()
+    head = next(line for line in lines if line.lstrip().startswith("# agent"))
+    rows = lines[lines.index(head) + 2 : lines.index(head) + 5]
+    words = head.split()
+    assert words == ["#", "agent", "Elo", "Elo-95%", "win%", "win-95%", "games", "pts/hand",
+                     "made%", "avg-bid", "thrown/100", "ms/move", "forfeits"]  # fmt: skip
+    assert {r.split()[1] for r in rows} == {a, b, "random"}  # in full
+    # each numeric column's values end where its heading ends
+    for m in list(re.finditer(r"\S+", head))[2:]:
+        for row in rows:
+            assert row[m.end() - 1] != " " and (m.end() == len(row) or row[m.end()] == " "), (
+                m.group(),
+                row,
+            )
+
+
+def _write_module(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "my_bots_i15.py"
+    path.write_text((ROOT / "examples" / "bots" / "my_agent.py").read_text())
+    return path
+
+
+def test_an_agent_module_runs_from_its_folder_and_by_path_from_any_other(tmp_path: Path) -> None:
+    module = _write_module(tmp_path / "bots")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    common = ["tournament", "--agents", "greedy", "random", "--matches", "1", "--max-hands", "2",
+              "--workers", "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip
+    runs = {
+        "from its folder, by name": (tmp_path / "bots", ["--agent-module", "my_bots_i15"]),
+        "from elsewhere, by path": (tmp_path, ["--agent-module", str(module)]),
+        "relative path": (tmp_path, ["--agent-module", "bots/my_bots_i15.py"]),
+    }
+    for what, (cwd, extra) in runs.items():
+        out = subprocess.run([FOURHUNDRED, *common, *extra, "--out", str(tmp_path / what)],
+                             cwd=cwd, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert out.returncode == 0, (what, out.stderr)
+        assert "greedy" in out.stdout and "2 games played" in out.stdout, what
+    missing = subprocess.run([FOURHUNDRED, *common, "--agent-module", "my_bots_i15"],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert missing.returncode == 2
+    err = missing.stderr.strip().splitlines()
+    assert len(err) == 1 and "cannot be found from" in err[0]
+    assert "--agent-module path/to/my_bots_i15.py" in err[0]

@@ -1,0 +1,281 @@
+"""The tournament config: a frozen dataclass filled by the project's one config loader.
+
+    cfg = load_config("configs/tournament_default.yaml", {"matches": 500, "workers": None})
+
+YAML keys are the fields of :class:`TournamentConfig`. :mod:`fourhundred_env.configs` checks
+each value against its field's annotation (an unknown key, or a value that does not fit, is
+an error naming it); ``__post_init__`` then checks the ranges and how the fields agree. Two
+shapes are accepted beyond the annotations: a list (`agents`, `mirror`, `agent_modules`) may
+be one text of names separated by commas or spaces, and a rules preset given as an override
+on top of a file's rules mapping replaces only its ``preset``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents.modules import resolve_module
+from fourhundred_env.configs import build, check_fields, config_path, load_yaml
+from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.registry import entry, parse_spec, spec_settings
+from fourhundred_env.rules import Rules
+
+__all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "load_config"]
+
+_SOURCE = "tournament config"
+_TEXT_LISTS = ("agents", "mirror", "agent_modules")
+_POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
+_NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior")
+_BUNDLED = "agents"  # the package of the bundled bots: trusted to run in the tournament's process
+_IN_PROCESS = ("human", "cmd")  # a person plays here; a cmd bot is its own process already
+
+
+class TournamentConfigError(ConfigError):
+    """A tournament config with an unknown key or an invalid value."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """One tournament. YAML files in ``configs/`` load into it (:func:`load_config`)."""
+
+    agents: tuple[str, ...]
+    """Agent specs (``heuristic``, ``random:any``, ``neural:PATH``...); each is also its label."""
+    matches: int = 100
+    """Duplicate matches per pairing; each is played twice, partnerships swapped (2x games)."""
+    rules: Rules = field(default_factory=Rules)
+    """Rules profile (YAML: a preset name, or a mapping of flags with an optional ``preset``)."""
+    seed: int = 0
+    """Seed of the deals (and of the agents' own randomness)."""
+    max_hands: int = 200
+    """Hands after which an unfinished match is stopped and recorded as a draw."""
+    mirror: bool | tuple[str, ...] = False
+    """Also play agents against a copy of themselves (a check: 50%): true for all, or a list."""
+    workers: int = 2
+    """Processes playing jobs in parallel; 1 plays in this process."""
+    table_batch: int = 512
+    """Tables each job plays in lockstep (one batched call per agent instance per step). Fastest
+    at ``2 * chunk_matches`` or more: all games of a job at once, no refills."""
+    chunk_matches: int = 256
+    """Duplicate matches per job; fixes the job split, hence results, whatever `workers` is."""
+    move_time_limit_s: float | None = None
+    """Soft per-move limit (slow moves are recorded); None: the rules' own value."""
+    move_hard_limit_s: float | None = None
+    """Hard per-move limit (the contract is forfeited); None: the rules' own value."""
+    db: str | None = None
+    """SQLite results file; None: ``<out_dir>/results.sqlite``."""
+    out_dir: str = "runs/tournament"
+    """Where the report (JSON, CSV) and, by default, the database go."""
+    tensorboard: str | None = None
+    """Directory for TensorBoard scalars of the report; None: no TensorBoard logging."""
+    bootstrap: int = 1000
+    """Bootstrap resamples for the Elo intervals (0: none)."""
+    bt_prior: float = 1.0
+    """Virtual draws added per pairing in the Bradley-Terry fit (keeps ratings finite)."""
+    elo_anchor: str | None = None
+    """Agent whose Elo is pinned at 1500; None: the mean rating is 1500."""
+    progress: bool = True
+    """Show a progress bar with ETA on stderr."""
+    agent_modules: tuple[str, ...] = ()
+    """Extra modules to import (in every worker) before making agents: they register their own
+    agents with `agents.register_agent`. A module name (found from the current folder too) or
+    the path of a ``.py`` file."""
+    isolation: Literal["auto", "all", "none"] = "auto"
+    """Which Python bots play in their own processes, killed and restarted when they pass the
+    hard limit: "auto" the custom ones (registered outside the bundled `agents` package),
+    "all" every one, "none" none (a bot that swallows the timeout can then hang the run).
+    A person plays in this process; ``cmd:`` bots are always processes of their own."""
+    flush_seconds: float = 0.5
+    """How often a job sends finished rows to the database while it runs."""
+
+    def __post_init__(self) -> None:
+        """Convert and check each field by its annotation, then the ranges."""
+        check_fields(self)
+        object.__setattr__(
+            self, "agent_modules", tuple(resolve_module(m) for m in self.agent_modules)
+        )
+        self._check_agents()
+        for name in _POSITIVE:
+            if getattr(self, name) < 1:
+                raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected at least 1")
+        if self.seed < 0:
+            raise TournamentConfigError(f"seed={self.seed}: expected a seed of 0 or more")
+        for name in _NON_NEGATIVE:
+            if getattr(self, name) < 0:
+                raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected 0 or more")
+        if self.elo_anchor is not None and self.elo_anchor not in self.agents:
+            raise TournamentConfigError(
+                f"elo_anchor={self.elo_anchor!r}: expected one of the agents {list(self.agents)}"
+            )
+        self.effective_rules  # noqa: B018  (Rules checks the time limits)
+
+    def _check_agents(self) -> None:
+        """The agents are distinct non-empty specs, two or more unless mirrored, and the
+        mirrored ones are among them."""
+        agents = list(self.agents)
+        if not all(agents):
+            raise TournamentConfigError(f"agents={agents!r}: expected a list of agent specs")
+        if len(set(agents)) != len(agents):
+            raise TournamentConfigError(
+                f"agents={agents}: an agent is listed twice; expected distinct specs "
+                "(use mirror: true to play an agent against itself)"
+            )
+        if isinstance(self.mirror, tuple):
+            unknown = [m for m in self.mirror if m not in agents]
+            if unknown:
+                raise TournamentConfigError(
+                    f"mirror={list(self.mirror)}: {unknown} not among the agents {agents}"
+                )
+        if len(agents) < 2 and not self.mirror:
+            raise TournamentConfigError(
+                f"agents={agents}: expected at least 2 agents (or mirror: true)"
+            )
+
+    @property
+    def effective_rules(self) -> Rules:
+        """`rules` with the time-limit overrides applied."""
+        changes: dict[str, Any] = {}
+        if self.move_time_limit_s is not None:
+            changes["move_time_limit_s"] = float(self.move_time_limit_s)
+        if self.move_hard_limit_s is not None:
+            changes["move_hard_limit_s"] = float(self.move_hard_limit_s)
+        if "move_time_limit_s" in changes and "move_hard_limit_s" not in changes:
+            changes["move_hard_limit_s"] = max(
+                self.rules.move_hard_limit_s, changes["move_time_limit_s"]
+            )
+        if "move_hard_limit_s" in changes and "move_time_limit_s" not in changes:
+            changes["move_time_limit_s"] = min(
+                self.rules.move_time_limit_s, changes["move_hard_limit_s"]
+            )
+        return self.rules.replace(**changes) if changes else self.rules
+
+    @property
+    def interactive(self) -> bool:
+        """A person plays (agent `human`): games one at a time, in this process."""
+        return any(parse_spec(spec)[0] == "human" for spec in self.agents)
+
+    def isolated_agents(self) -> tuple[str, ...]:
+        """The agents played in processes of their own under `isolation` (cmd bots, which
+        are such processes by nature, and a person, who plays here, are not listed)."""
+        if self.isolation == "none":
+            return ()
+        out = []
+        for spec in self.agents:
+            name = parse_spec(spec)[0]
+            if name in _IN_PROCESS:
+                continue
+            try:
+                module = getattr(entry(name).factory, "__module__", None) or ""
+            except FourHundredError:  # unknown (yet): refused when agents are made
+                module = ""
+            if self.isolation == "all" or module.partition(".")[0] != _BUNDLED:
+                out.append(spec)
+        return tuple(out)
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite results file: `db`, or ``results.sqlite`` in `out_dir`."""
+        return Path(self.db) if self.db else Path(self.out_dir) / "results.sqlite"
+
+    def pairings(self) -> list[tuple[str, str]]:
+        """(a, b) label pairs, sorted within and across; (a, a) mirrors when `mirror`."""
+        labels = sorted(self.agents)
+        pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
+        mirrored = labels if self.mirror is True else sorted(self.mirror or ())
+        pairs += [(a, a) for a in mirrored]
+        return sorted(pairs)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a results database must agree on to be resumed: agents, rules, seed, max_hands."""
+        files = {}
+        for spec in self.agents:
+            paths = _spec_files(spec)
+            if paths:
+                digest = hashlib.sha256()
+                for path in paths:
+                    digest.update(path.read_bytes())
+                files[spec] = digest.hexdigest()
+        return {
+            "agents": sorted(self.agents),
+            "agent_files": files,
+            "rules": self.effective_rules.to_dict(),
+            "seed": self.seed,
+            "max_hands": self.max_hands,
+        }
+
+
+def _spec_files(spec: str) -> list[Path]:
+    """The files an agent spec names: a checkpoint (``neural:PATH``), or the files on a bot's
+    command line (``cmd:python my_bot.py``): a resumed tournament must play the same ones."""
+    name, text = parse_spec(spec)
+    if name == "cmd":
+        import shlex
+
+        try:
+            words = shlex.split(text or "")
+        except ValueError:
+            return []
+        python = Path(sys.executable).resolve()
+        # the files of the bot, not the interpreter that runs them (python, node, java...)
+        return [Path(w) for w in words if Path(w).is_file() and Path(w).resolve() != python]
+    try:
+        path = getattr(spec_settings(spec), "path", None)
+    except FourHundredError:  # an unknown agent or bad settings: refused when agents are made
+        return []
+    return [Path(path)] if isinstance(path, str) and Path(path).is_file() else []
+
+
+def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:
+    """A checked config from a mapping (YAML); unknown keys and misfits raise
+    TournamentConfigError naming them, prefixed by `source`."""
+    try:
+        known = {f.name for f in fields(TournamentConfig)}
+        if isinstance(values, Mapping) and "agents" not in values and set(values) <= known:
+            # the one field without a default: say so rather than let __init__ raise TypeError
+            raise ConfigError(f"{source} has no 'agents': expected a list of agent specs")
+        return build(TournamentConfig, _loose_values(values), source)
+    except ConfigError as e:  # the loader's own errors, and the range checks of __post_init__
+        raise TournamentConfigError(str(e)) from None
+
+
+def _loose_values(values: Any) -> Any:
+    """`values` with the shapes the annotations do not take made into ones they do: a list
+    written as one text (``agents: heuristic, random``) split on commas and spaces, and numpy
+    integers (a seed computed with numpy, say) made Python ints."""
+    if not isinstance(values, Mapping):
+        return values  # build() refuses it, naming what it got
+    out = dict(values)
+    for key, value in values.items():
+        if key in _TEXT_LISTS and isinstance(value, str):
+            out[key] = value.replace(",", " ").split()
+        elif isinstance(value, np.integer):
+            out[key] = int(value)
+    return out
+
+
+def load_config(
+    path: str | Path | None = None, overrides: Mapping[str, Any] | None = None
+) -> TournamentConfig:
+    """A config from a YAML file or a bundled config's name (``"default"`` for
+    configs/tournament_default.yaml, see :func:`~fourhundred_env.configs.config_path`;
+    optional) with `overrides` (None values ignored) on top."""
+    try:
+        if path is not None:
+            path = config_path(path, kind="tournament")
+        values = load_yaml(path, _SOURCE) if path is not None else {}
+    except ConfigError as e:
+        raise TournamentConfigError(str(e)) from None
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key == "rules" and isinstance(value, str) and isinstance(values.get("rules"), dict):
+            values["rules"] = {**values["rules"], "preset": value}
+        else:
+            values[key] = value
+    return config_from_mapping(values)

@@ -1,0 +1,207 @@
+"""Playing a whole tournament: its database, its jobs in worker processes, the progress bar.
+
+:func:`run_tournament` opens (or resumes) the results database, plans the jobs still to play
+and hands them to `workers` spawned processes through a queue; finished rows come back on a
+second queue and are written by this process alone, as they arrive.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.isolated import IsolatedAgent
+from agents.modules import import_agent_modules
+from agents.registry import make_agent
+from tournament.config import TournamentConfig
+from tournament.db import ResultsDB
+from tournament.planning import Job, plan_jobs, seeding_meta
+from tournament.runner import Records, run_job
+
+__all__ = ["RunSummary", "run_tournament"]
+
+
+def _worker(tasks: Any, results: Any, parent: int) -> None:
+    """Process entry point: play jobs from `tasks` until None, stream records to `results`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+
+    def send(rec: Records, job_id: int) -> None:
+        if os.getppid() != parent:  # the parent was killed: nobody will write these rows
+            os._exit(1)
+        results.put(("records", job_id, rec))
+
+    while True:
+        job = tasks.get()
+        if job is None:
+            return
+        try:
+            run_job(job, lambda rec, j=job.job_id: send(rec, j))
+            results.put(("done", job.job_id, None))
+        except BaseException:
+            results.put(("error", job.job_id, traceback.format_exc()))
+            return
+
+
+# -- orchestration ------------------------------------------------------------------------------
+@dataclass
+class RunSummary:
+    """What one call of :func:`run_tournament` did."""
+
+    db_path: Path
+    games_total: int
+    games_resumed: int  # already finished before this run
+    games_played: int
+    hands_dropped: int  # hands of games in flight when an earlier run stopped
+    seconds: float
+    lock_note: str | None = None  # set when the lock of a run that died was taken over
+
+
+def run_tournament(
+    cfg: TournamentConfig,
+    overwrite: bool = False,
+    on_records: Callable[[Records], None] | None = None,
+) -> RunSummary:
+    """Play what is left of the tournament `cfg` into its database.
+
+    Validates the agent specs and the database before anything is written: an unknown agent,
+    a database of another tournament, a damaged one or one that another run is writing
+    raises FourHundredError and changes nothing. `overwrite` discards an existing database
+    first (once this run holds its writer lock).
+    """
+    fingerprint = _prepare(cfg)
+    path = cfg.db_path
+    t0 = time.perf_counter()
+    with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
+        # what a replay needs beyond the fingerprint to seed the agents as the jobs did
+        db.record_meta("seeding", seeding_meta(cfg))
+        dropped = db.drop_unfinished()
+        done = db.finished_games()
+        jobs = plan_jobs(cfg, done)
+        total = len(cfg.pairings()) * cfg.matches * 2
+        todo = sum(len(j.games) for j in jobs)
+        resumed = total - todo
+        bar = _progress(cfg, total, resumed)
+        played = 0
+
+        def write(rec: Records) -> None:
+            nonlocal played
+            db.write(rec.hands, rec.matches, rec.events, rec.move_times)
+            played += len(rec.matches)
+            if bar is not None:
+                bar.update(len(rec.matches))
+            if on_records is not None:
+                on_records(rec)
+
+        try:
+            if cfg.workers == 1 or len(jobs) <= 1 or cfg.interactive:
+                for job in jobs:
+                    run_job(job, write)
+            else:
+                _run_parallel(jobs, min(cfg.workers, len(jobs)), write)
+        finally:
+            if bar is not None:
+                bar.close()
+    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0, db.lock_note)
+
+
+def _prepare(cfg: TournamentConfig) -> dict[str, Any]:
+    """The tournament's fingerprint, once its agents can be made; raises before anything is
+    written (the database is checked by ResultsDB, under its writer lock)."""
+    rules = cfg.effective_rules
+    import_agent_modules(cfg.agent_modules)
+    isolated = cfg.isolated_agents()
+    for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
+        if spec in isolated:  # its code runs in its own process, even to be checked
+            agent = IsolatedAgent(spec, rules, 0, cfg.agent_modules)
+        else:
+            agent = make_agent(spec, rules, seed=0)
+        check = getattr(agent, "check", None)
+        if check is not None:  # a bot process: it starts and answers, or the run stops here
+            check()
+    return cfg.fingerprint()
+
+
+def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:
+    """A tqdm progress bar of the games on stderr, or None when `cfg.progress` is off."""
+    if not cfg.progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="game", desc="tournament", dynamic_ncols=True)
+
+
+def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], None]) -> None:
+    """Play `jobs` in `workers` spawned processes; `write` receives their rows here."""
+    ctx = mp.get_context("spawn")
+    tasks = ctx.Queue()
+    results = ctx.Queue()
+    for job in jobs:
+        tasks.put(job)
+    for _ in range(workers):
+        tasks.put(None)
+    procs = _start_workers(ctx, tasks, results, workers)
+    try:
+        _collect(results, procs, len(jobs), write)
+        for p in procs:
+            p.join(timeout=10)
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=5)
+        tasks.close()
+        results.close()
+
+
+def _start_workers(ctx: Any, tasks: Any, results: Any, workers: int) -> list[Any]:
+    """Start `workers` processes playing jobs from `tasks`, each with one numpy/torch thread."""
+    procs = [
+        ctx.Process(target=_worker, args=(tasks, results, os.getpid()), daemon=True)
+        for _ in range(workers)
+    ]
+    env_threads = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    for k in env_threads:  # one numpy/torch thread per worker: the workers are the parallelism
+        os.environ[k] = "1"
+    try:
+        for p in procs:
+            p.start()
+    finally:
+        for k, v in env_threads.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return procs
+
+
+def _collect(
+    results: Any, procs: Sequence[Any], remaining: int, write: Callable[[Records], None]
+) -> None:
+    """Hand the workers' rows to `write` until `remaining` jobs are done; a failed job or a
+    dead worker raises RuntimeError."""
+    while remaining:
+        try:
+            kind, job_id, payload = results.get(timeout=1.0)
+        except queue.Empty:
+            dead = [p for p in procs if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(
+                    f"tournament worker died (exit code {dead[0].exitcode}); "
+                    "rerun the same command to resume"
+                ) from None
+            continue
+        if kind == "records":
+            write(payload)
+        elif kind == "done":
+            remaining -= 1
+        else:
+            raise RuntimeError(f"tournament job {job_id} failed in a worker:\n{payload}")

@@ -1,0 +1,94 @@
+"""Job planning: a tournament's games cut into jobs (one pairing, a chunk of match ids).
+
+The split depends on the config only (`chunk_matches`), never on the number of workers. An
+agent's seed depends on the tournament seed, the pairing, its side and its seat, never on
+the job: with the game's stream key (`tournament.runner.game_streams`) and the position, it
+fixes every random draw of the bundled bots, so a game plays the same whatever the chunking,
+the batch, the workers or a resume.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tournament.config import TournamentConfig
+
+__all__ = ["SEEDING_SCHEME", "Job", "agent_seed", "plan_jobs", "seeding_meta"]
+
+SEEDING_SCHEME = "pairing-seat"
+"""How agents are seeded: by tournament seed, pairing, side and seat (:func:`agent_seed`); the
+game's stream key and the position fix every draw. (Databases of the earlier scheme,
+"job-chunk", seeded by the chunk of match ids too.)"""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One pairing and a chunk of its games, played by one process."""
+
+    job_id: int
+    pair: tuple[str, str]
+    chunk: int
+    games: tuple[tuple[int, int], ...]  # (match_id, orientation)
+    rules: dict[str, Any]
+    seed: int
+    max_hands: int
+    table_batch: int
+    agent_modules: tuple[str, ...] = ()
+    flush_seconds: float = 0.5
+    isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
+
+    def agent_seed(self, side: int, seat: int) -> int:
+        """Seed of the instance of `side` (0: pair[0]) at `seat`: fixed by the tournament seed,
+        the pairing, the side and the seat, the same in every job of the pairing."""
+        return agent_seed(self.seed, self.pair, side, seat)
+
+
+def agent_seed(seed: int, pair: tuple[str, str], side: int, seat: int) -> int:
+    """Seed of the agent instance of `side` at `seat` in the pairing `pair` of a tournament
+    seeded `seed` (a non-negative integer)."""
+    key = [seed, zlib.crc32(pair[0].encode()), zlib.crc32(pair[1].encode()), side, seat]
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint32)[0])
+
+
+def plan_jobs(
+    cfg: TournamentConfig, done: set[tuple[str, str, int, int]] = frozenset()
+) -> list[Job]:
+    """The jobs still to play: chunks of match ids per pairing, without the finished games.
+
+    Jobs are ordered chunk by chunk across pairings, so early results cover every pairing.
+    """
+    rules = cfg.effective_rules.to_dict()
+    # A person plays one game at a time (in this process: see `run_tournament`).
+    table_batch = 1 if cfg.interactive else cfg.table_batch
+    isolated = cfg.isolated_agents()
+    jobs: list[Job] = []
+    num_chunks = math.ceil(cfg.matches / cfg.chunk_matches)
+    for chunk in range(num_chunks):
+        ids = range(chunk * cfg.chunk_matches, min(cfg.matches, (chunk + 1) * cfg.chunk_matches))
+        for pair in cfg.pairings():
+            games = tuple(
+                (m, o) for m in ids for o in (0, 1) if (pair[0], pair[1], m, o) not in done
+            )
+            if games:
+                jobs.append(
+                    Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
+                        table_batch, cfg.agent_modules, cfg.flush_seconds,
+                        tuple(a for a in pair if a in isolated))
+                )  # fmt: skip
+    return jobs
+
+
+def seeding_meta(cfg: TournamentConfig) -> dict[str, Any]:
+    """What the results database records of how the agents were seeded, so that a game can
+    be played again (:mod:`tournament.replay`): the scheme and the modules that register
+    agents (the job split is kept for information: seeds no longer depend on it)."""
+    return {
+        "scheme": SEEDING_SCHEME,
+        "chunk_matches": cfg.chunk_matches,
+        "agent_modules": list(cfg.agent_modules),
+    }

@@ -1,0 +1,327 @@
+"""A game of a tournament played again, card by card, from its results database.
+
+The database keeps per hand the bids, tricks, points and scores, not the cards. They come back
+by playing the game again: the engine deals hand k of match m from ``(seed, m, k)`` and draws
+the first dealer from ``(seed, m)``, and a *replayable* bot (``Agent.replayable``: each
+decision a function of its view, its seed and the game's stream key) decides the same again
+when it is seeded as the tournament seeded it. Every replayed hand is checked against the
+stored row; the first one that differs stops the replay and says why, so nothing shown is
+made up::
+
+    with ReadOnlyResults("runs/tournament/results.sqlite") as db:
+        game = replay_game(db, ("heuristic", "random", 3, 1))
+        game.exact, game.reason, game.hands[0].record.plays
+
+A game cannot be replayed (``reason`` says which and why, ``hands`` hold the stored rows
+only) when an agent is not replayable (``pimc``, ``neural:...,sample=true``), when a
+checkpoint's file is gone or changed since the tournament (its SHA-256 is in the
+fingerprint), or when an agent is no longer registered. How agents are seeded lives in
+:func:`game_agents` and :func:`game_table` alone, so that a change in the tournament's seeding
+is followed in one place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.history import HandRecord
+from fourhundred_env.registry import spec_settings
+from fourhundred_env.rules import Rules
+from fourhundred_env.table import Table
+from fourhundred_env.view import seat_view
+from tournament.db import HAND_COLUMNS, MATCH_COLUMNS, GameKey, HandRow, MatchRow, ResultsDB
+from tournament.planning import SEEDING_SCHEME, agent_seed
+from tournament.runner import game_streams, import_agent_modules
+
+__all__ = [
+    "ReplayError",
+    "ReplayedGame",
+    "ReplayedHand",
+    "TournamentInfo",
+    "game_agents",
+    "game_table",
+    "hand_differences",
+    "label_blockers",
+    "replay_blocker",
+    "replay_game",
+    "tournament_info",
+]
+
+EARLIER_SCHEME = "job-chunk"
+"""The seeding of databases that record none (made before they did): seeds then hung on the
+chunk of match ids too, and stochastic bots drew in batch order."""
+
+
+class ReplayError(FourHundredError):
+    """The game asked for is not in the database, or the database cannot be read as one."""
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    """What a database says about its tournament: the fingerprint and the seeding."""
+
+    agents: tuple[str, ...]
+    agent_files: dict[str, str]  # spec -> SHA-256 of its checkpoint when the tournament ran
+    rules: Rules
+    seed: int
+    max_hands: int
+    scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME or an earlier one)
+    agent_modules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReplayedHand:
+    """One hand of a game: as stored, and as replayed when it could be."""
+
+    row: HandRow
+    record: HandRecord | None  # the replayed hand (cards, bids in order); None: not replayed
+    problem: str | None = None  # why this hand differs from its row (then `record` is shown
+    # to nobody: it is kept only to say what differed)
+
+    @property
+    def exact(self) -> bool:
+        return self.record is not None and self.problem is None
+
+
+@dataclass(frozen=True)
+class ReplayedGame:
+    """A game of the database with every hand, replayed card by card where that is exact."""
+
+    key: GameKey
+    match: MatchRow
+    hands: tuple[ReplayedHand, ...]
+    reason: str | None  # None: every hand replayed and agreed with the database
+
+    @property
+    def exact(self) -> bool:
+        return self.reason is None
+
+
+def tournament_info(db: ResultsDB) -> TournamentInfo:
+    """The fingerprint and the seeding of `db`'s tournament (ReplayError if it has none)."""
+    meta = db.meta()
+    try:
+        fp = json.loads(meta["fingerprint"])
+        rules = Rules.from_dict(fp["rules"])
+        seeding = json.loads(meta.get("seeding", "{}"))
+        return TournamentInfo(
+            agents=tuple(fp["agents"]),
+            agent_files=dict(fp.get("agent_files", {})),
+            rules=rules,
+            seed=int(fp["seed"]),
+            max_hands=int(fp["max_hands"]),
+            scheme=str(seeding.get("scheme", EARLIER_SCHEME)),
+            agent_modules=tuple(seeding.get("agent_modules", ())),
+        )
+    except (KeyError, TypeError, ValueError, FourHundredError) as e:
+        raise ReplayError(
+            f"database {str(db.path)!r} has no readable tournament fingerprint ({e}): expected "
+            "one written by `fourhundred tournament`"
+        ) from None
+
+
+# -- seeding: the one place that knows how a tournament made and seeded its agents -------------
+def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
+    """agents[side][seat] of game `key` (side 0: pair_a), seeded as the tournament seeded
+    them (:func:`tournament.planning.agent_seed`: by seed, pairing, side and seat). A database
+    of an earlier scheme is replayed the same way: deterministic bots replay exactly anyway,
+    and a stochastic one that drew otherwise then shows as a divergence that says why."""
+    pair_a, pair_b, _, _ = key
+    pair = (pair_a, pair_b)
+    return [
+        [make_agent(pair[side], info.rules, seed=agent_seed(info.seed, pair, side, seat))
+         for seat in range(4)]
+        for side in (0, 1)
+    ]  # fmt: skip
+
+
+def game_table(info: TournamentInfo, key: GameKey) -> Table:
+    """A fresh table of game `key`: its deals, first dealer and stream key as in the
+    tournament (`tournament.runner.game_streams`)."""
+    _, _, match_id, orientation = key
+    table = Table(rules=info.rules, seed=info.seed, match_index=match_id, name="replay")
+    table.state.stream[:] = game_streams(info.seed, np.array([match_id]), np.array([orientation]))
+    return table
+
+
+# -- why a game cannot be replayed ---------------------------------------------------------------
+def replay_blocker(info: TournamentInfo, label: str) -> str | None:
+    """Why games of agent `label` cannot be replayed card by card, or None if they can: the
+    agent is unknown now, its checkpoint changed or is gone, or it is not replayable."""
+    expected = info.agent_files.get(label)
+    if expected is not None:
+        path = getattr(_settings(label), "path", None)
+        if not isinstance(path, str) or not Path(path).is_file():
+            return f"{label}: its checkpoint {path!r} is not there any more"
+        if hashlib.sha256(Path(path).read_bytes()).hexdigest() != expected:
+            return (
+                f"{label}: its checkpoint {path!r} changed since the tournament (SHA-256 "
+                "differs from the one the database records)"
+            )
+    try:
+        import_agent_modules(info.agent_modules)
+        agent = make_agent(label, info.rules, seed=0)
+    except FourHundredError as e:
+        return f"{label}: cannot be made now ({e})"
+    if not getattr(agent, "replayable", False):
+        return (
+            f"{label}: its decisions depend on random draws made in the order of the "
+            "tournament's calls (not replayable)"
+        )
+    return None
+
+
+def _settings(label: str) -> Any:
+    try:
+        return spec_settings(label)
+    except FourHundredError:
+        return None
+
+
+# -- reading and checking ------------------------------------------------------------------------
+def _rows(db: ResultsDB, key: GameKey) -> tuple[MatchRow, list[HandRow]]:
+    where = "pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
+    match = db.query(f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches WHERE {where}", key)
+    if not match:
+        raise ReplayError(
+            f"no finished game {list(key)!r} (pair_a, pair_b, match_id, orientation) in "
+            f"database {str(db.path)!r}"
+        )
+    hands = db.query(
+        f"SELECT {', '.join(HAND_COLUMNS)} FROM hands WHERE {where} ORDER BY hand_index", key
+    )
+    return MatchRow._make(match[0]), [HandRow._make(h) for h in hands]
+
+
+def _seat_values(row: HandRow, name: str) -> list[int]:
+    return [int(getattr(row, f"{name}{s}")) for s in range(4)]
+
+
+def hand_differences(row: HandRow, record: HandRecord) -> list[str]:
+    """What differs between a stored hand and a replayed one (empty: they agree)."""
+    out = []
+    stored: dict[str, Any] = {
+        "dealer": row.dealer, "required total": row.required_total,
+        "thrown in": bool(row.thrown_in), "redeal seat": row.redeal_seat,
+        "claim seat": row.claim_seat, "bids": _seat_values(row, "bid"),
+        "tricks": _seat_values(row, "tricks"), "points": _seat_values(row, "points"),
+        "scores": _seat_values(row, "score"),
+        "forfeits": [s for s in range(4) if getattr(row, f"forfeit{s}")],
+    }  # fmt: skip
+    replayed: dict[str, Any] = {
+        "dealer": record.dealer, "required total": record.required_total,
+        "thrown in": record.thrown_in,
+        "redeal seat": -1 if record.redeal_seat is None else record.redeal_seat,
+        "claim seat": -1 if record.claim is None else record.claim[0],
+        "bids": [b or 0 for b in record.bids], "tricks": list(record.tricks_won),
+        "points": list(record.points), "scores": list(record.scores_after),
+        "forfeits": list(record.forfeits),
+    }  # fmt: skip
+    for name, value in stored.items():
+        if replayed[name] != value:
+            out.append(f"{name}: database {value}, replay {replayed[name]}")
+    return out
+
+
+def _play_hand(table: Table, agents: Sequence[Sequence[Agent]], orientation: int) -> HandRecord:
+    """Deal and play the table's next hand as the tournament's runner does (conduct rules
+    included: a call that raises or an illegal action forfeits and plays the lowest legal)."""
+    table.deal()
+    index = np.array([0])
+    while table.phase in ("bid", "play"):
+        seat = int(table.to_play)  # type: ignore[arg-type]
+        agent = agents[(seat & 1) ^ orientation][seat]
+        view = seat_view(table.engine, table.state, index, np.int8(seat))
+        try:
+            action = int(np.asarray(agent.act(view))[0])
+            legal = bool(0 <= action < view.legal_mask.shape[1] and view.legal_mask[0, action])
+        except Exception:
+            legal = False
+        if not legal:
+            table.forfeit(seat)
+            action = int(np.argmax(view.legal_mask[0]))
+        table.act(action)
+    return table.history[-1]
+
+
+def replay_game(db: ResultsDB, key: GameKey) -> ReplayedGame:
+    """Game `key` of `db`, every hand replayed and checked against its row where that can be
+    done exactly (see the module docstring). Raises ReplayError for a game not in `db`."""
+    key = (str(key[0]), str(key[1]), int(key[2]), int(key[3]))
+    match, rows = _rows(db, key)
+    info = tournament_info(db)
+    blockers = [b for b in {replay_blocker(info, label) for label in key[:2]} if b]
+    if blockers:
+        return _unreplayed(key, match, rows, "cannot replay the cards: " + "; ".join(blockers))
+    agents = game_agents(info, key)
+    for side in agents:
+        for agent in side:
+            agent.reset(1)
+    table = game_table(info, key)
+    if table.dealer != match.first_dealer:
+        return _unreplayed(
+            key, match, rows,
+            f"cannot replay the cards: the first dealer is S{table.dealer} here, "
+            f"S{match.first_dealer} in the database (other deals than the tournament's)",
+        )  # fmt: skip
+    hands: list[ReplayedHand] = []
+    for k, row in enumerate(rows):
+        record = _play_hand(table, agents, key[3])
+        diffs = hand_differences(row, record)
+        if diffs:
+            hands.append(ReplayedHand(row, record, "; ".join(diffs)))
+            reason = _divergence(db, key, info, row, diffs)
+            return ReplayedGame(key, match, (*hands, *_stored(rows[k + 1 :])), reason)
+        hands.append(ReplayedHand(row, record))
+    return ReplayedGame(key, match, tuple(hands), None)
+
+
+def _divergence(
+    db: ResultsDB, key: GameKey, info: TournamentInfo, row: HandRow, diffs: Sequence[str]
+) -> str:
+    """Why the replay stopped at `row`: what differed, and what in the database explains it."""
+    text = (
+        f"hand {row.hand_index + 1} replays differently from the database ({'; '.join(diffs)}): "
+        "its cards and those of later hands are not shown"
+    )
+    where = "pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ? AND hand_index = ?"
+    events = db.query(
+        f"SELECT seat, kind, detail FROM events WHERE {where} AND kind != 'slow'",
+        (*key, row.hand_index),
+    )
+    if events:
+        text += "; in the tournament " + "; ".join(
+            f"S{seat} forfeited ({kind}: {detail})" for seat, kind, detail in events
+        )
+    if info.scheme != SEEDING_SCHEME:
+        text += (
+            f"; this database's agents were seeded by the earlier scheme {info.scheme!r} "
+            f"(this version replays {SEEDING_SCHEME!r}): a stochastic bot drew otherwise then"
+        )
+    return text
+
+
+def _stored(rows: Sequence[HandRow]) -> tuple[ReplayedHand, ...]:
+    return tuple(ReplayedHand(row, None) for row in rows)
+
+
+def _unreplayed(
+    key: GameKey, match: MatchRow, rows: Sequence[HandRow], reason: str
+) -> ReplayedGame:
+    return ReplayedGame(key, match, _stored(rows), reason)
+
+
+def label_blockers(db: ResultsDB) -> Mapping[str, str | None]:
+    """For each agent of `db`'s tournament, why its games cannot be replayed (None: they can)."""
+    info = tournament_info(db)
+    return {label: replay_blocker(info, label) for label in info.agents}

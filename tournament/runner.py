@@ -1,0 +1,512 @@
+"""One job played on up to `table_batch` tables in lockstep, under the conduct rules.
+
+Each seat of each side is served by its own agent instance (8 per job), which only ever sees
+:class:`~fourhundred_env.view.SeatView` s of its seat. At each step every instance gets one
+batched call for the tables where its seat is to act; finished matches are replaced by the
+job's next game.
+
+Conduct (RULES.md): a call that raises, exceeds ``move_hard_limit_s`` or returns an illegal
+action has the seat's contract scored as missed at those tables (`Engine.forfeit`), the lowest
+legal action is played for it, and an event is recorded; calls slower than
+``move_time_limit_s`` are recorded as slow. A match that reaches `max_hands` hands without a
+winner is stopped and recorded as unfinished (a draw in the ratings).
+
+The hard limit is enforced two ways. A bot in its own process (:mod:`agents.process`: a
+``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
+that long, then killed and restarted; the timeout is recorded and the match goes on, whatever
+the bot does with signals and in whatever thread the runner runs. A bot in this process (the
+bundled ones, trusted) is interrupted by SIGALRM, which works in the main thread only and
+which a bot can swallow: that is why custom bots are isolated by default.
+
+Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
+:mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
+it, and a database from another tournament is refused unchanged.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.isolated import IsolatedAgent
+from agents.modules import import_agent_modules
+from agents.registry import make_agent
+from fourhundred_env.cards import NUM_ACTIONS, action_text
+from fourhundred_env.engine import Engine, Phase, State, mix64
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView, seat_view
+from tournament.db import (
+    EventRow,
+    HandRow,
+    MatchRow,
+    rows_from_columns,
+    seat_columns,
+    time_bin,
+)
+from tournament.planning import Job
+
+__all__ = [
+    "LockstepRunner",
+    "Records",
+    "close_agents",
+    "game_streams",
+    "import_agent_modules",
+    "make_job_agents",
+    "run_job",
+]
+
+
+@dataclass
+class Records:
+    """Rows a runner produced since its last flush, a list per table of :mod:`tournament.db`.
+
+    The runner makes named rows (HandRow, MatchRow, EventRow); Records sent from a worker
+    process arrive holding plain tuples of the same values in the same column order, which
+    the database and positional readers take alike.
+    """
+
+    hands: list[HandRow] = field(default_factory=list)
+    matches: list[MatchRow] = field(default_factory=list)
+    events: list[EventRow] = field(default_factory=list)
+    move_times: list[tuple[str, str, str, int, int]] = field(default_factory=list)
+    """Rows of the time histogram (TIME_COLUMNS): decisions added per (agent, bin)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.hands or self.matches or self.events or self.move_times)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Workers send the parent tens of thousands of rows a second: plain tuples pickle five
+        # times faster than named ones (unpickling those calls a Python-level __new__ per
+        # row), and the parent, which writes every row of every worker, only inserts them.
+        tables = (self.hands, self.matches, self.events)
+        return Records, tuple(list(map(tuple, rows)) for rows in tables)
+
+
+_STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64)
+
+
+def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
+    """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
+    what the agents' random draws in that game hang on (see agents.base), fixed by the game
+    alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
+    does not give back the deal stream."""
+    key = mix64(
+        np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+        ^ mix64(
+            np.asarray(match_id).astype(np.uint64) * np.uint64(2)
+            + np.asarray(orientation).astype(np.uint64)
+        )
+        ^ _STREAM_SALTS[0]
+    )
+    return mix64(key ^ _STREAM_SALTS[1]) + mix64(key ^ _STREAM_SALTS[2])
+
+
+@dataclass
+class _Outcome:
+    """One batched agent call under the conduct rules."""
+
+    actions: Any  # what the agent returned (checked by _check_actions)
+    seconds: float  # wall time of the call
+    move_seconds: np.ndarray  # (K,) float64: the time charged to each table's move
+    failures: dict[int, tuple[str, str]]  # row -> (kind, detail): timeout, error, illegal
+
+
+class _MoveTimeout(BaseException):
+    """Raised by SIGALRM inside an agent call that passed the hard limit (not an Exception,
+    so an agent's own ``except Exception`` cannot swallow it)."""
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise _MoveTimeout
+
+
+_HAND_OVER, _PLAY, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.PLAY), int(Phase.MATCH_OVER)
+
+
+@dataclass
+class _Tables:
+    """A runner's tables: the engine state and what the runner tracks beside it, per table
+    (arrays with the batch axis first)."""
+
+    state: State
+    orient: np.ndarray  # (B,) int8: 0 when pair[0] holds team 0 (seats 0 and 2)
+    todo: deque[tuple[int, int]]  # the job's games (match_id, orientation) not started yet
+    active: np.ndarray  # (B,) bool: False once a table has no game left to play
+    first_dealer: np.ndarray  # (B,) dealer of the first hand of the table's game
+    hand_secs: np.ndarray  # (B, 4) float64 agent seconds per seat, in the hand in progress
+    hand_decs: np.ndarray  # (B, 4) int32 agent calls per seat, in the hand in progress
+    match_secs: np.ndarray  # (B,) float64 agent seconds of all seats, in the game so far
+    match_played: np.ndarray  # (B,) int32 hands played (not thrown in), in the game so far
+    match_forfeits: np.ndarray  # (B,) int32 forfeited contracts, in the game so far
+
+
+class LockstepRunner:
+    """Plays games of one pairing on up to `table_batch` tables in lockstep.
+
+    agents[side][seat]: the instance serving `seat` for side 0 (label ``pair[0]``) or side 1.
+    `sink(records)` receives rows as they are produced: every `flush_s` seconds (checked
+    whenever a hand ends) and at the end.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        pair: tuple[str, str],
+        agents: Sequence[Sequence[Agent]],
+        seed: int,
+        max_hands: int,
+        table_batch: int,
+        sink: Callable[[Records], None],
+        flush_s: float = 0.5,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if len(agents) != 2 or any(len(side) != 4 for side in agents):
+            raise FourHundredError(
+                "LockstepRunner: expected agents[side][seat] for 2 sides x 4 seats"
+            )
+        self.rules = rules
+        self.engine = Engine(rules)
+        self.pair = pair
+        self.agents = agents
+        self.seed = seed
+        self.max_hands = max_hands
+        self.table_batch = table_batch
+        self.sink = sink
+        self.flush_s = flush_s
+        self.clock = clock
+        self.soft = float(rules.move_time_limit_s)
+        self.hard = float(rules.move_hard_limit_s)
+
+    # -- one agent call under the conduct rules ---------------------------------------------
+    def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
+        """One batched call of `agent` under the conduct rules (see the module docstring)."""
+        if getattr(agent, "act_timed", None) is not None:  # a bot in its own process
+            reply = agent.act_timed(view, self.hard)
+            return _Outcome(reply.actions, reply.elapsed, reply.seconds, reply.failures)
+        out, dt, kind, detail = self._call_here(agent, view, use_alarm)
+        k = view.size
+        failures = {} if kind is None else {j: (kind, detail) for j in range(k)}
+        return _Outcome(out, dt, np.full(k, dt), failures)
+
+    def _call_here(
+        self, agent: Agent, view: SeatView, use_alarm: bool
+    ) -> tuple[Any, float, str | None, str]:
+        """(output, seconds, failure kind or None, detail) of a call in this process."""
+        t0 = self.clock()
+        try:
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, self.hard)
+            try:
+                out = agent.act(view)
+            finally:
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except _MoveTimeout:
+            dt = self.clock() - t0
+            return None, dt, "timeout", f"interrupted after {dt:.3f} s (hard limit {self.hard} s)"
+        except Exception as e:
+            dt = self.clock() - t0
+            return None, dt, "error", f"raised {type(e).__name__}: {e}"[:500]
+        dt = self.clock() - t0
+        if dt > self.hard:
+            return None, dt, "timeout", f"took {dt:.3f} s (hard limit {self.hard} s)"
+        return out, dt, None, ""
+
+    def run(self, games: Sequence[tuple[int, int]]) -> None:
+        """Play `games` ((match_id, orientation) each) to the end, feeding rows to the sink."""
+        use_alarm = (
+            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        )
+        old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
+        try:
+            self._run(list(games), use_alarm)
+        finally:
+            if use_alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+
+    def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> None:
+        """The lockstep loop: step every table with a decision pending, until no game is left."""
+        if not games:
+            return
+        tables = self._start(deque(games))
+        self._times: dict[tuple[int, int], int] = {}  # (side, time bin) -> decisions
+        out = Records()
+        last_flush = self.clock()
+        while True:
+            pending = tables.active & (tables.state.phase <= _PLAY)
+            if not pending.any():
+                break
+            self._step(tables, pending, out, use_alarm)
+            ended = np.flatnonzero(pending & (tables.state.phase >= _HAND_OVER))
+            if ended.size == 0:
+                continue
+            self._end_hands(tables, ended, out)
+            now = self.clock()  # checked only when a hand ends: rows come in hands
+            if now - last_flush >= self.flush_s:
+                out.move_times = self._time_rows()
+                self.sink(out)
+                out = Records()
+                last_flush = now
+        out.move_times = self._time_rows()
+        if out:
+            self.sink(out)
+
+    def _time_rows(self) -> list[tuple[str, str, str, int, int]]:
+        """The time histogram's rows since the last flush (and the counts emptied)."""
+        rows = [(*self.pair, self.pair[sd], b, n) for (sd, b), n in sorted(self._times.items())]
+        self._times.clear()
+        return rows
+
+    def _start(self, todo: deque[tuple[int, int]]) -> _Tables:
+        """The first `table_batch` games of `todo` (taken from it) dealt on fresh tables."""
+        b = min(self.table_batch, len(todo))
+        first = [todo.popleft() for _ in range(b)]
+        state = self.engine.init(
+            b, seed=self.seed, match_id=np.array([m for m, _ in first], np.int64)
+        )
+        orient = np.array([o for _, o in first], np.int8)
+        state.stream = game_streams(self.seed, state.match_id, orient)
+        tables = _Tables(
+            state, orient, todo, active=np.ones(b, bool), first_dealer=state.dealer.copy(),
+            hand_secs=np.zeros((b, 4)), hand_decs=np.zeros((b, 4), np.int32),
+            match_secs=np.zeros(b), match_played=np.zeros(b, np.int32),
+            match_forfeits=np.zeros(b, np.int32),
+        )  # fmt: skip
+        for side in self.agents:
+            for agent in side:
+                agent.reset(b)
+        self.engine.deal(state)
+        return tables
+
+    def _step(self, tables: _Tables, pending: np.ndarray, out: Records, use_alarm: bool) -> None:
+        """One lockstep move at every `pending` table: one call per agent instance to act."""
+        state = tables.state
+        mask = self.engine.legal_mask(state)
+        to_play = state.to_play
+        side_of = (to_play.astype(np.int8) & 1) ^ tables.orient  # side of the seat to play
+        group = np.where(pending, side_of * 4 + to_play, -1)
+        actions = np.full(pending.size, -1, np.int64)
+        for g in np.unique(group[pending]):
+            side, seat = divmod(int(g), 4)
+            idx = np.flatnonzero(group == g)
+            actions[idx] = self._ask(tables, side, seat, idx, mask, out, use_alarm)
+        self.engine.step(state, actions, validate=False)
+
+    def _ask(
+        self, tables: _Tables, side: int, seat: int, idx: np.ndarray, mask: np.ndarray,
+        out: Records, use_alarm: bool,
+    ) -> np.ndarray:  # fmt: skip
+        """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
+        rules: a failed call or an illegal action forfeits the contract at that table and
+        plays the lowest legal action instead; a slow call is recorded."""
+        state = tables.state
+        view = seat_view(self.engine, state, idx, np.int8(seat), mask)
+        res = self._call(self.agents[side][seat], view, use_alarm)
+        k = idx.size
+        tables.hand_secs[idx, seat] += res.seconds / k  # a batched call's time split evenly
+        tables.hand_decs[idx, seat] += 1
+        tb = (side, time_bin(res.seconds / k))
+        self._times[tb] = self._times.get(tb, 0) + k
+        if len(res.failures) == k:  # the whole call failed (always so for one in this process)
+            acts, bad, detail = np.zeros(k, np.int64), np.ones(k, bool), None
+        else:
+            acts, bad, _, detail = _check_actions(res.actions, view.legal_mask)
+        label = self.pair[side]
+        for j in res.failures:
+            bad[j] = True
+        for j in np.flatnonzero(bad).tolist():
+            if j in res.failures:
+                kind, d = res.failures[j]
+            else:
+                kind, d = "illegal", detail(j) if callable(detail) else detail
+            dt = float(res.move_seconds[j])
+            out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
+        if bad.any():
+            acts = np.where(bad, np.argmax(view.legal_mask, axis=1), acts)
+            t_bad = idx[bad]
+            self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
+            tables.match_forfeits[t_bad] += 1
+        slow = ~bad & (res.move_seconds > self.soft)
+        for j in np.flatnonzero(slow):
+            dt = float(res.move_seconds[j])
+            d = f"took {dt:.3f} s (time limit {self.soft} s)"
+            out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
+        return acts
+
+    def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
+        """Record the hands that just ended at tables `ended` and the games they ended; deal
+        the next hand, or start the next game of the job where a game ended."""
+        state = tables.state
+        tables.match_played[ended] += ~state.thrown_in[ended]
+        tables.match_secs[ended] += tables.hand_secs[ended].sum(axis=1)
+        out.hands.extend(self._hand_rows(tables, ended))
+        tables.hand_secs[ended] = 0
+        tables.hand_decs[ended] = 0
+        over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
+        going = ended[~over]
+        done = ended[over]
+        if done.size:
+            out.matches.extend(self._match_rows(tables, done))
+            going = np.concatenate([going, self._refill(tables, done)])
+        if going.size:
+            self.engine.deal(state, np.sort(going))
+
+    def _refill(self, tables: _Tables, done: np.ndarray) -> np.ndarray:
+        """Start the job's next games at tables `done` (their games just ended), as many as
+        are left; the other tables go idle. Returns the tables that got a game."""
+        n_new = min(done.size, len(tables.todo))
+        refill = done[:n_new]
+        tables.active[done[n_new:]] = False
+        if n_new:
+            state = tables.state
+            nxt = [tables.todo.popleft() for _ in range(n_new)]
+            self.engine.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
+            tables.orient[refill] = [o for _, o in nxt]
+            state.stream[refill] = game_streams(
+                self.seed, state.match_id[refill], tables.orient[refill]
+            )
+            tables.first_dealer[refill] = state.dealer[refill]
+            tables.match_played[refill] = 0
+            tables.match_forfeits[refill] = 0
+            tables.match_secs[refill] = 0.0
+        return refill
+
+    # -- rows -------------------------------------------------------------------------------
+    def _labels(self, orient: np.ndarray) -> tuple[list[str], list[str]]:
+        """Labels of the agents holding team 0 and team 1 at tables of orientations `orient`."""
+        a, b = self.pair
+        team0 = [a if o == 0 else b for o in orient.tolist()]
+        team1 = [b if o == 0 else a for o in orient.tolist()]
+        return team0, team1
+
+    def _event(
+        self, tables: _Tables, t: int, seat: int, label: str, kind: str, detail: str, dt: float
+    ) -> EventRow:
+        """The conduct event of `label`'s agent at `seat` of table `t`, in its current hand."""
+        state = tables.state
+        return EventRow(
+            pair_a=self.pair[0], pair_b=self.pair[1], match_id=int(state.match_id[t]),
+            orientation=int(tables.orient[t]), hand_index=int(state.hand_index[t]) - 1,
+            seat=seat, agent=label, kind=kind, detail=detail, seconds=float(dt),
+        )  # fmt: skip
+
+    def _hand_rows(self, tables: _Tables, t: np.ndarray) -> list[HandRow]:
+        """Rows of the hands that just ended at tables `t` (the state is past their end)."""
+        state, orient = tables.state, tables.orient
+        team0, team1 = self._labels(orient[t])
+        n = t.size
+        return rows_from_columns(HandRow, {
+            "pair_a": [self.pair[0]] * n, "pair_b": [self.pair[1]] * n,
+            "match_id": state.match_id[t].tolist(), "orientation": orient[t].tolist(),
+            "hand_index": (state.hand_index[t] - 1).tolist(), "team0": team0, "team1": team1,
+            "dealer": ((state.dealer[t] - 1) & 3).tolist(),  # the deal has passed on already
+            "required_total": state.required_total[t].tolist(),
+            "thrown_in": state.thrown_in[t].astype(int).tolist(),
+            "redeal_seat": state.redeal_seat[t].tolist(),
+            "claim_seat": state.claim_seat[t].tolist(),
+            **seat_columns("bid", state.bids[t]),
+            **seat_columns("tricks", state.tricks_won[t]),
+            **seat_columns("points", state.hand_points[t]),
+            **seat_columns("score", state.scores[t]),
+            **seat_columns("forfeit", state.forfeit[t].astype(int)),
+            **seat_columns("decisions", tables.hand_decs[t]),
+            **seat_columns("seconds", tables.hand_secs[t]),
+        })  # fmt: skip
+
+    def _match_rows(self, tables: _Tables, t: np.ndarray) -> list[MatchRow]:
+        """Rows of the games that just ended at tables `t`."""
+        state, orient = tables.state, tables.orient
+        team0, team1 = self._labels(orient[t])
+        winner_team = state.winner[t].tolist()
+        winner = [None if w < 0 else (t0 if w == 0 else t1)
+                  for w, t0, t1 in zip(winner_team, team0, team1, strict=True)]  # fmt: skip
+        n_hands = state.hand_index[t].tolist()
+        n_played = tables.match_played[t].tolist()
+        n = t.size
+        return rows_from_columns(MatchRow, {
+            "pair_a": [self.pair[0]] * n, "pair_b": [self.pair[1]] * n,
+            "match_id": state.match_id[t].tolist(), "orientation": orient[t].tolist(),
+            "team0": team0, "team1": team1, "first_dealer": tables.first_dealer[t].tolist(),
+            "finished": [int(w >= 0) for w in winner_team], "winner_team": winner_team,
+            "winner": winner, "num_hands": n_hands, "num_played": n_played,
+            "num_thrown_in": [h - p for h, p in zip(n_hands, n_played, strict=True)],
+            **seat_columns("score", state.scores[t]), "target": state.target[t].tolist(),
+            "forfeits": tables.match_forfeits[t].tolist(),
+            "decision_seconds": tables.match_secs[t].tolist(),
+        })  # fmt: skip
+
+
+def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, Any]:
+    """(actions (K,) int64, bad (K,) bool, kind, detail) for an agent's output against `mask`."""
+    k = mask.shape[0]
+    try:
+        arr = np.asarray(result)
+    except Exception as e:  # an object numpy cannot even look at
+        return (
+            np.zeros(k, np.int64),
+            np.ones(k, bool),
+            "illegal",
+            f"returned {type(result).__name__}: {e}",
+        )
+    if arr.shape != (k,) or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
+        detail = f"returned {arr.dtype} array of shape {arr.shape}: expected ({k},) int64 actions"
+        return np.zeros(k, np.int64), np.ones(k, bool), "illegal", detail
+    acts = arr.astype(np.int64)
+    in_range = (acts >= 0) & (acts < NUM_ACTIONS)
+    ok = in_range & mask[np.arange(k), np.clip(acts, 0, NUM_ACTIONS - 1)]
+
+    def detail(j: int) -> str:
+        a = int(acts[j])
+        given = action_text(a) if 0 <= a < NUM_ACTIONS else "out of range"
+        legal = " ".join(action_text(x) for x in np.flatnonzero(mask[j]))
+        return f"returned illegal action {a} ({given}); legal: {legal}"
+
+    return acts, ~ok, "illegal", detail
+
+
+def make_job_agents(job: Job) -> list[list[Agent]]:
+    """The 2 x 4 agent instances of a job, each seeded from the config; the agents listed in
+    `job.isolated` each in a process of its own (started at its first move)."""
+    import_agent_modules(job.agent_modules)
+    rules = Rules.from_dict(job.rules)
+
+    def make(label: str, seed: int) -> Agent:
+        if label in job.isolated:
+            return IsolatedAgent(label, rules, seed, job.agent_modules)
+        return make_agent(label, rules, seed=seed)
+
+    return [
+        [make(job.pair[side], job.agent_seed(side, seat)) for seat in range(4)] for side in (0, 1)
+    ]
+
+
+def close_agents(agents: Sequence[Sequence[Agent]]) -> None:
+    """Stop the processes of the agents that have them (`close`); the others have nothing."""
+    for side in agents:
+        for agent in side:
+            close = getattr(agent, "close", None)
+            if close is not None:
+                close()
+
+
+def run_job(job: Job, sink: Callable[[Records], None]) -> None:
+    """Play one job in this process (its bot processes are stopped at the end)."""
+    agents = make_job_agents(job)
+    try:
+        runner = LockstepRunner(
+            Rules.from_dict(job.rules), job.pair, agents, job.seed, job.max_hands,
+            job.table_batch, sink, job.flush_seconds,
+        )  # fmt: skip
+        runner.run(job.games)
+    finally:
+        close_agents(agents)
