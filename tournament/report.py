@@ -340,7 +340,9 @@ def _hand_stats(
     return out
 
 
-def _move_times(db: Any, labels: list[str], pairs: set[tuple[str, str]]) -> dict[str, dict[str, float]]:
+def _move_times(
+    db: Any, labels: list[str], pairs: set[tuple[str, str]]
+) -> dict[str, dict[str, float]]:
     """Per agent: the median, 90th and 99th percentile and maximum time per decision in ms,
     from the histogram (the upper edge of the bin a percentile falls in; NaN without one,
     as in a database written before the histogram existed)."""
