@@ -42,7 +42,7 @@ from tournament.db import ResultsDB
 from tournament.planning import Job
 from tournament.runner import Records, job_records
 
-__all__ = ["RayCluster", "connect", "run_jobs"]
+__all__ = ["RayCluster", "connect", "probe_address", "run_jobs"]
 
 KILL_AFTER_YIELDS: dict[int, int] = {}
 """Test hook: job id -> number of yields after which the job's first attempt kills its own
@@ -78,7 +78,7 @@ def connect(cfg: TournamentConfig) -> RayCluster:
     if cfg.ray_address is None:
         kwargs["num_cpus"] = cfg.workers
     else:
-        _probe(cfg.ray_address)
+        probe_address(cfg.ray_address)
     try:
         ray.init(address=cfg.ray_address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as e:
@@ -91,7 +91,7 @@ def connect(cfg: TournamentConfig) -> RayCluster:
     return RayCluster(ray, True, ray.get_runtime_context().gcs_address)
 
 
-def _probe(address: str) -> None:
+def probe_address(address: str) -> None:
     """Fail fast on a HOST:PORT where nothing listens (Ray itself keeps retrying for a minute
     or more); other forms (``auto``, ``ray://...``) are left to Ray."""
     host, sep, port = address.rpartition(":")
@@ -101,7 +101,7 @@ def _probe(address: str) -> None:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as e:
         raise FourHundredError(
-            f"--address {address!r}: nothing answers there ({e.strerror or e}); expected the "
+            f"Ray address {address!r}: nothing answers there ({e.strerror or e}); expected the "
             "address of a running Ray head (`ray start --head` prints it)"
         ) from None
 

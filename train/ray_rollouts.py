@@ -95,6 +95,10 @@ class RolloutActors:
             kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING)
             if config.ray_address is None:
                 kwargs["num_cpus"] = config.rollout_actors
+            else:  # fail fast where nothing listens (Ray retries for a minute or more)
+                from tournament.ray_backend import probe_address
+
+                probe_address(config.ray_address)
             ray.init(address=config.ray_address, **kwargs)
             self.started = True
         actor = ray.remote(num_cpus=1)(RolloutWorker)
