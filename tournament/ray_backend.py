@@ -74,7 +74,10 @@ def connect(cfg: TournamentConfig) -> RayCluster:
         ) from None
     if ray.is_initialized():
         return RayCluster(ray, False, ray.get_runtime_context().gcs_address)
-    kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING)
+    # A local instance's start-up notes (its token, its address) are noise on the command's
+    # stderr; a cluster's warnings are kept.
+    level = logging.ERROR if cfg.ray_address is None else logging.WARNING
+    kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=level)
     if cfg.ray_address is None:
         kwargs["num_cpus"] = cfg.workers
     else:

@@ -92,7 +92,8 @@ class RolloutActors:
         self.ray = ray
         self.started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING)
+            level = logging.ERROR if config.ray_address is None else logging.WARNING
+            kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=level)
             if config.ray_address is None:
                 kwargs["num_cpus"] = config.rollout_actors
             else:  # fail fast where nothing listens (Ray retries for a minute or more)
