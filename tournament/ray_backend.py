@@ -142,7 +142,10 @@ def run_jobs(
         start(job, 0)
     try:
         while running:
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
+            pending = list(running)
+            ready, _ = ray.wait(pending, num_returns=1, timeout=1.0)
+            if ready:  # and every other job with rows waiting, in one pass
+                ready, _ = ray.wait(pending, num_returns=len(pending), timeout=0)
             for gen in ready:
                 job = running[gen]
                 try:
