@@ -159,6 +159,7 @@ def run_jobs(
                     ) from None
                 except ray.exceptions.RayError as e:  # its worker or node died
                     del running[gen]
+                    ray.cancel(gen, force=True)  # in case only a row batch was lost
                     deaths[job.job_id] = deaths.get(job.job_id, 0) + 1
                     if deaths[job.job_id] > cfg.ray_retries:
                         first = str(e).strip().splitlines()[0]
