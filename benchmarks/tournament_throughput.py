@@ -2,6 +2,7 @@
 
     python benchmarks/tournament_throughput.py                    # 2 workers, 5 repeats
     python benchmarks/tournament_throughput.py --workers 1 --matches 500 --repeats 3
+    python benchmarks/tournament_throughput.py --backend ray      # the same jobs as Ray tasks
 
 Each repeat runs a fresh tournament of the pairing heuristic vs heuristic (a mirror pairing:
 two separate sets of four instances) through `tournament.parallel.run_tournament`, exactly as
@@ -28,7 +29,7 @@ from tournament.parallel import run_tournament
 
 
 def run_once(
-    matches: int, workers: int, table_batch: int, chunk: int, seed: int
+    matches: int, workers: int, table_batch: int, chunk: int, seed: int, backend: str = "local"
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(
@@ -36,7 +37,7 @@ def run_once(
             {
                 "agents": ["heuristic"], "mirror": True, "matches": matches, "seed": seed,
                 "workers": workers, "table_batch": table_batch, "chunk_matches": chunk,
-                "out_dir": tmp, "progress": False, "bootstrap": 0,
+                "out_dir": tmp, "progress": False, "bootstrap": 0, "backend": backend,
             },
         )  # fmt: skip
         start = time.perf_counter()
@@ -66,17 +67,34 @@ def main() -> None:
     p.add_argument("--chunk-matches", type=int, default=500)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="ray: one local Ray instance of `workers` CPUs, started before the "
+                   "runs (its start-up is printed, not counted)")  # fmt: skip
     args = p.parse_args()
+    if args.backend == "ray":
+        import logging
+
+        import ray
+
+        start = time.perf_counter()
+        ray.init(num_cpus=args.workers, include_dashboard=False, logging_level=logging.WARNING)
+        print(f"# Ray started in {time.perf_counter() - start:.2f} s")
     print(
         f"# tournament throughput: heuristic v heuristic, {args.matches} duplicate matches "
-        f"({2 * args.matches} games), workers={args.workers}, table_batch={args.table_batch}, "
+        f"({2 * args.matches} games), backend={args.backend}, workers={args.workers}, "
+        f"table_batch={args.table_batch}, "
         f"chunk={args.chunk_matches}; {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"{platform.processor() or platform.machine()}"
     )
     runs = []
     for r in range(args.repeats):
         res = run_once(
-            args.matches, args.workers, args.table_batch, args.chunk_matches, args.seed + r
+            args.matches,
+            args.workers,
+            args.table_batch,
+            args.chunk_matches,
+            args.seed + r,
+            args.backend,
         )
         runs.append(res)
         print(

@@ -29,7 +29,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="seed of the deals and the agents")
     p.add_argument("--rules", help="rules preset: wiki or pagat")
     p.add_argument("--max-hands", type=int, help="stop a match after this many hands (a draw)")
-    p.add_argument("--workers", type=int, help="processes (default 2; 1: in this process)")
+    p.add_argument("--workers", type=int,
+                   help="processes (default 2; 1: in this process); with --backend ray and no "
+                   "--address, the CPUs of the local Ray instance")  # fmt: skip
+    p.add_argument("--backend", choices=("local", "ray"),
+                   help="where jobs run: local processes (default) or Ray tasks (the ray extra)")  # fmt: skip
+    p.add_argument("--address", dest="ray_address", metavar="ADDR",
+                   help="with --backend ray: the Ray cluster's head, HOST:PORT or auto "
+                   "(default: a local Ray instance for this run)")  # fmt: skip
     p.add_argument("--table-batch", type=int, help="tables per job played in lockstep")
     p.add_argument("--chunk-matches", type=int, help="duplicate matches per job")
     p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=None,
@@ -57,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 _OVERRIDE_KEYS = (
-    "agents", "matches", "seed", "rules", "max_hands", "workers", "table_batch", "chunk_matches",
+    "agents", "matches", "seed", "rules", "max_hands", "workers", "backend", "ray_address",
+    "table_batch", "chunk_matches",
     "mirror", "move_time_limit_s", "move_hard_limit_s", "db", "out_dir", "tensorboard",
     "bootstrap", "elo_anchor", "agent_modules",
 )  # fmt: skip
@@ -110,6 +118,12 @@ def run(args: argparse.Namespace) -> int:
             return 130
         if summary.lock_note:
             print(f"note: {summary.lock_note}", file=sys.stderr)
+        if summary.jobs_restarted:
+            print(
+                f"note: {summary.jobs_restarted} jobs were started again after their Ray worker "
+                "died (their finished games kept, the others played from their start)",
+                file=sys.stderr,
+            )
         print(
             f"{summary.games_played} games played in {summary.seconds:.1f} s "
             f"({summary.games_resumed} already in {summary.db_path}"

@@ -28,3 +28,25 @@ def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )  # fmt: skip
     run_tournament(cfg)
     return path
+
+
+@pytest.fixture(scope="session")
+def ray_instance():
+    """One local Ray instance (2 CPUs) shared by every test that uses Ray: it takes seconds
+    to start. Skips without Ray (the `ray` extra), or fails with FOURHUNDRED_REQUIRE_RAY=1
+    (CI). Yields the ray module; the instance is stopped at the end of the session."""
+    import os
+
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("FOURHUNDRED_REQUIRE_RAY") == "1":
+            raise
+        pytest.skip("Ray is not installed (the ray extra)")
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

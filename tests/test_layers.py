@@ -127,12 +127,14 @@ def _loaded(code: str) -> set[str]:
         ("from agents import make_agent; [make_agent(s) for s in "
          "('random', 'heuristic', 'heuristic-v1', 'minbid', 'pimc')]",
          {"torch", "gymnasium", "train", "tournament"}),
-        ("import fourhundred_cli", {"torch", "gymnasium", "train", "starlette", "uvicorn"}),
+        ("import fourhundred_cli",
+         {"torch", "gymnasium", "train", "starlette", "uvicorn", "ray"}),
+        ("import tournament.parallel, tournament.report", {"torch", "train", "ray"}),
         ("from fourhundred_web.app import create_app; create_app()",
          {"torch", "gymnasium", "train", "fourhundred_cli"}),
     ],
     ids=["core", "core-modules", "envs", "envs-rendering-lazily", "sb3-adapter",
-         "agents-without-neural", "cli", "web"],
+         "agents-without-neural", "cli", "tournament-without-ray", "web"],
 )  # fmt: skip
 def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> None:
     assert not _loaded(code) & forbidden

@@ -32,7 +32,7 @@ __all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "
 _SOURCE = "tournament config"
 _TEXT_LISTS = ("agents", "mirror", "agent_modules")
 _POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
-_NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior")
+_NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior", "ray_retries")
 _BUNDLED = "agents"  # the package of the bundled bots: trusted to run in the tournament's process
 _IN_PROCESS = ("human", "cmd")  # a person plays here; a cmd bot is its own process already
 
@@ -58,7 +58,17 @@ class TournamentConfig:
     mirror: bool | tuple[str, ...] = False
     """Also play agents against a copy of themselves (a check: 50%): true for all, or a list."""
     workers: int = 2
-    """Processes playing jobs in parallel; 1 plays in this process."""
+    """Processes playing jobs in parallel; 1 plays in this process (the local backend)."""
+    backend: Literal["local", "ray"] = "local"
+    """Where jobs run: "local" in `workers` processes of this machine, "ray" as Ray tasks
+    (the ``ray`` extra) on a local Ray instance or the cluster at `ray_address`. The rows
+    are the same either way; this process writes them all."""
+    ray_address: str | None = None
+    """The Ray cluster to run on (``HOST:PORT`` of its head, or ``auto``); None starts a local
+    Ray instance for the run. Only with ``backend: ray``."""
+    ray_retries: int = 3
+    """How often a job whose Ray worker or node died is played again (its finished games are
+    kept, its unfinished ones played from their start) before the run stops."""
     table_batch: int = 512
     """Tables each job plays in lockstep (one batched call per agent instance per step). Fastest
     at ``2 * chunk_matches`` or more: all games of a job at once, no refills."""
@@ -112,6 +122,16 @@ class TournamentConfig:
         if self.elo_anchor is not None and self.elo_anchor not in self.agents:
             raise TournamentConfigError(
                 f"elo_anchor={self.elo_anchor!r}: expected one of the agents {list(self.agents)}"
+            )
+        if self.ray_address is not None and self.backend != "ray":
+            raise TournamentConfigError(
+                f"ray_address={self.ray_address!r}: expected backend 'ray' with an address "
+                f"(backend is {self.backend!r})"
+            )
+        if self.backend == "ray" and self.interactive:
+            raise TournamentConfigError(
+                "backend 'ray' with agent 'human': a person plays in this process; "
+                "expected backend 'local'"
             )
         self.effective_rules  # noqa: B018  (Rules checks the time limits)
 

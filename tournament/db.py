@@ -532,6 +532,19 @@ class ResultsDB:
             self.con.execute(f"DELETE FROM events WHERE {cond('events')}")
         return n
 
+    def drop_partial_games(self, pair: tuple[str, str], games: Iterable[tuple[int, int]]) -> int:
+        """Delete the hands and events of those `games` ((match_id, orientation)) of `pair`
+        that have no match row: what a job that died mid-way wrote of the games it had in
+        flight, before they are played again from their start. Returns the hands deleted."""
+        keys = [(pair[0], pair[1], int(m), int(o)) for m, o in games]
+        finished = self.finished_games()
+        keys = [k for k in keys if k not in finished]
+        where = "pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
+        with self.con:
+            n = sum(self.con.execute(f"DELETE FROM hands WHERE {where}", k).rowcount for k in keys)
+            self.con.executemany(f"DELETE FROM events WHERE {where}", keys)
+        return n
+
     # -- writing ----------------------------------------------------------------------------
     def write(
         self,

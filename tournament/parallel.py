@@ -1,8 +1,11 @@
-"""Playing a whole tournament: its database, its jobs in worker processes, the progress bar.
+"""Playing a whole tournament: its database, its jobs on a backend, the progress bar.
 
 :func:`run_tournament` opens (or resumes) the results database, plans the jobs still to play
-and hands them to `workers` spawned processes through a queue; finished rows come back on a
-second queue and are written by this process alone, as they arrive.
+and hands them to a backend; finished rows come back as they are produced and are written by
+this process alone, as they arrive. Backends (the config's `backend`): "local" plays in this
+process (`workers` 1) or in `workers` spawned processes fed through a queue, "ray" as Ray
+tasks (:mod:`tournament.ray_backend`). Every backend runs the same jobs with the same job
+function (:func:`tournament.runner.job_records`), so the rows do not depend on it.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class RunSummary:
     hands_dropped: int  # hands of games in flight when an earlier run stopped
     seconds: float
     lock_note: str | None = None  # set when the lock of a run that died was taken over
+    jobs_restarted: int = 0  # Ray backend: jobs started again after their worker died
 
 
 def run_tournament(
@@ -79,37 +83,65 @@ def run_tournament(
     fingerprint = _prepare(cfg)
     path = cfg.db_path
     t0 = time.perf_counter()
-    with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
-        # what a replay needs beyond the fingerprint to seed the agents as the jobs did
-        db.record_meta("seeding", seeding_meta(cfg))
-        dropped = db.drop_unfinished()
-        done = db.finished_games()
-        jobs = plan_jobs(cfg, done)
-        total = len(cfg.pairings()) * cfg.matches * 2
-        todo = sum(len(j.games) for j in jobs)
-        resumed = total - todo
-        bar = _progress(cfg, total, resumed)
-        played = 0
+    # Ray is joined before the database is opened: an unreachable cluster changes nothing.
+    cluster = _ray_backend().connect(cfg) if cfg.backend == "ray" else None
+    try:
+        with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
+            # what a replay needs beyond the fingerprint to seed the agents as the jobs did
+            db.record_meta("seeding", seeding_meta(cfg))
+            dropped = db.drop_unfinished()
+            done = db.finished_games()
+            jobs = plan_jobs(cfg, done)
+            total = len(cfg.pairings()) * cfg.matches * 2
+            todo = sum(len(j.games) for j in jobs)
+            resumed = total - todo
+            bar = _progress(cfg, total, resumed)
+            played = 0
 
-        def write(rec: Records) -> None:
-            nonlocal played
-            db.write(rec.hands, rec.matches, rec.events, rec.move_times)
-            played += len(rec.matches)
-            if bar is not None:
-                bar.update(len(rec.matches))
-            if on_records is not None:
-                on_records(rec)
+            def write(rec: Records) -> None:
+                nonlocal played
+                db.write(rec.hands, rec.matches, rec.events, rec.move_times)
+                played += len(rec.matches)
+                if bar is not None:
+                    bar.update(len(rec.matches))
+                if on_records is not None:
+                    on_records(rec)
 
-        try:
-            if cfg.workers == 1 or len(jobs) <= 1 or cfg.interactive:
-                for job in jobs:
-                    run_job(job, write)
-            else:
-                _run_parallel(jobs, min(cfg.workers, len(jobs)), write)
-        finally:
-            if bar is not None:
-                bar.close()
-    return RunSummary(path, total, resumed, played, dropped, time.perf_counter() - t0, db.lock_note)
+            try:
+                restarted = _play_jobs(cfg, jobs, db, write, cluster)
+            finally:
+                if bar is not None:
+                    bar.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+    seconds = time.perf_counter() - t0
+    return RunSummary(path, total, resumed, played, dropped, seconds, db.lock_note, restarted)
+
+
+def _ray_backend() -> Any:
+    from tournament import ray_backend  # Ray is imported only when a run asks for it
+
+    return ray_backend
+
+
+def _play_jobs(
+    cfg: TournamentConfig,
+    jobs: Sequence[Job],
+    db: ResultsDB,
+    write: Callable[[Records], None],
+    cluster: Any,
+) -> int:
+    """Play `jobs` on the config's backend, every row through `write` (see the module
+    docstring). Returns how many jobs the Ray backend started again after a worker died."""
+    if cluster is not None:
+        return _ray_backend().run_jobs(cluster, cfg, jobs, db, write)
+    if cfg.workers == 1 or len(jobs) <= 1 or cfg.interactive:
+        for job in jobs:
+            run_job(job, write)
+    else:
+        _run_parallel(jobs, min(cfg.workers, len(jobs)), write)
+    return 0
 
 
 def _prepare(cfg: TournamentConfig) -> dict[str, Any]:

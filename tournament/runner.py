@@ -29,7 +29,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,7 @@ __all__ = [
     "close_agents",
     "game_streams",
     "import_agent_modules",
+    "job_records",
     "make_job_agents",
     "run_job",
 ]
@@ -87,7 +88,7 @@ class Records:
         # Workers send the parent tens of thousands of rows a second: plain tuples pickle five
         # times faster than named ones (unpickling those calls a Python-level __new__ per
         # row), and the parent, which writes every row of every worker, only inserts them.
-        tables = (self.hands, self.matches, self.events)
+        tables = (self.hands, self.matches, self.events, self.move_times)
         return Records, tuple(list(map(tuple, rows)) for rows in tables)
 
 
@@ -223,18 +224,25 @@ class LockstepRunner:
 
     def run(self, games: Sequence[tuple[int, int]]) -> None:
         """Play `games` ((match_id, orientation) each) to the end, feeding rows to the sink."""
+        for rec in self.records(games):
+            self.sink(rec)
+
+    def records(self, games: Sequence[tuple[int, int]]) -> Iterator[Records]:
+        """Play `games` to the end, yielding rows as they are produced: every `flush_s`
+        seconds (checked whenever a hand ends) and at the end. The hard limit's SIGALRM is
+        armed only around agent calls; the consumer runs between yields without it."""
         use_alarm = (
             hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
         )
         old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
         try:
-            self._run(list(games), use_alarm)
+            yield from self._run(list(games), use_alarm)
         finally:
             if use_alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old)
 
-    def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> None:
+    def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> Iterator[Records]:
         """The lockstep loop: step every table with a decision pending, until no game is left."""
         if not games:
             return
@@ -254,12 +262,12 @@ class LockstepRunner:
             now = self.clock()  # checked only when a hand ends: rows come in hands
             if now - last_flush >= self.flush_s:
                 out.move_times = self._time_rows()
-                self.sink(out)
+                yield out
                 out = Records()
                 last_flush = now
         out.move_times = self._time_rows()
         if out:
-            self.sink(out)
+            yield out
 
     def _time_rows(self) -> list[tuple[str, str, str, int, int]]:
         """The time histogram's rows since the last flush (and the counts emptied)."""
@@ -501,12 +509,19 @@ def close_agents(agents: Sequence[Sequence[Agent]]) -> None:
 
 def run_job(job: Job, sink: Callable[[Records], None]) -> None:
     """Play one job in this process (its bot processes are stopped at the end)."""
+    for rec in job_records(job):
+        sink(rec)
+
+
+def job_records(job: Job) -> Iterator[Records]:
+    """Play one job in this process, yielding its rows as they are produced (every
+    `job.flush_seconds`); its bot processes are stopped when the generator ends or is closed."""
     agents = make_job_agents(job)
     try:
         runner = LockstepRunner(
             Rules.from_dict(job.rules), job.pair, agents, job.seed, job.max_hands,
-            job.table_batch, sink, job.flush_seconds,
+            job.table_batch, lambda rec: None, job.flush_seconds,
         )  # fmt: skip
-        runner.run(job.games)
+        yield from runner.records(job.games)
     finally:
         close_agents(agents)

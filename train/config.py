@@ -143,7 +143,19 @@ class TrainConfig:
     checkpoint_every: int = 10
     """Updates between checkpoints (the last one is always written)."""
     torch_threads: int = 2
-    """torch.set_num_threads."""
+    """torch.set_num_threads (of the learner; each Ray rollout actor uses one thread)."""
+    backend: Literal["local", "ray"] = "local"
+    """Where rollouts are played: "local" in this process (the default; bit for bit as
+    before), "ray" by `rollout_actors` Ray actors (the ``ray`` extra), each with a copy of
+    the network whose weights are sent to them every update, each playing its share of every
+    group of tables on a core of its own; the learner waits for all of them (synchronous,
+    on-policy). One actor gives the local rollouts bit for bit (with torch_threads: 1);
+    several give rollouts fixed by the seed and the number of actors (train/ray_rollouts.py)."""
+    rollout_actors: int = 2
+    """backend ray: how many rollout actors (each takes 1 CPU of the Ray instance)."""
+    ray_address: str | None = None
+    """backend ray: the Ray cluster to join (HOST:PORT of its head, or "auto"); None starts a
+    local Ray instance with `rollout_actors` CPUs for the run."""
     runs_dir: str = "runs"
     """Folder of run folders."""
 
@@ -159,7 +171,8 @@ class TrainConfig:
                 f"selfplay_share + heuristic_share + snapshot_share = {shares}: expected shares >= 0 adding to 1"
             )
         for name in ("num_tables", "rollout_steps", "total_decisions", "num_minibatches",
-                     "update_epochs", "hidden", "layers", "torch_threads", "pool_size", "average_every"):  # fmt: skip
+                     "update_epochs", "hidden", "layers", "torch_threads", "pool_size", "average_every",
+                     "rollout_actors"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
         if self.match_bonus < 0:
@@ -195,6 +208,15 @@ class TrainConfig:
             )
         if self.num_tables < 4:
             raise ConfigError(f"num_tables={self.num_tables}: expected at least 4")
+        if self.backend == "ray" and self.rollout_actors > self.num_tables:
+            raise ConfigError(
+                f"rollout_actors={self.rollout_actors}: expected at most num_tables="
+                f"{self.num_tables} (each actor plays a share of the tables)"
+            )
+        if self.ray_address is not None and self.backend != "ray":
+            raise ConfigError(
+                f"ray_address={self.ray_address!r}: expected backend 'ray' with an address"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -10,6 +10,11 @@ The streams of a run (`seed` is ``TrainConfig.seed``):
 - ``(seed, update, 3)``: the learner's sampled actions;
 - ``(seed, update, 4)``: the order of the minibatches;
 - ``(seed, update, 5)``: the decisions given rollout values (train/objectives.py).
+
+With rollouts on N > 1 Ray actors (train/ray_rollouts.py), actor i's deals and sampled actions
+are ``(seed, update, 2, group, 1000 + i)`` and ``(seed, update, 3, 1000 + i)``; the other
+streams are shared (the pool snapshot, the minibatches; the rollout-value picks are the same
+stream in every part, over that part's own tables).
 """
 
 from __future__ import annotations

@@ -1,0 +1,155 @@
+"""Self-play rollouts on Ray actors (``backend: ray`` in the training config, the ``ray``
+extra).
+
+Each of `rollout_actors` actors holds a :class:`~train.ppo.Collector` of its own: the envs, a
+copy of the network (and oracle critic), the teacher and the objectives, on one CPU and one
+torch thread. Every update the learner puts its weights in Ray's object store once (one
+broadcast, read by every actor), asks each actor for its part of the rollout, waits for all
+of them and joins the parts in actor order into one :class:`~train.ppo.Rollout`, which it
+learns from as from a local one. The learner and the actors take turns (synchronous PPO):
+the rollouts stay on-policy, and the learner does not collect while the actors do.
+
+What is reproducible:
+
+- one actor plays exactly the local rollout (the same seeds, the same tables in the same
+  order, the same weights): the run is the local run bit for bit, when the learner's torch
+  also uses one thread (``torch_threads: 1``; with more, torch may round the learner's own
+  forward passes differently from the actor's one-thread ones);
+- with N actors, actor i plays the tables whose number is i modulo N of every group, with
+  the seeds of the local run's streams with its number appended: a run is fixed by its seed
+  and N, bit for bit whatever the timing, the machine's load or the nodes the actors land
+  on (the learner always waits for every part and joins them in order);
+- runs with different N differ (other deals and draws per table, other batch shapes in the
+  network), as runs with different seeds do: N is part of a run's recipe, like num_tables.
+
+The snapshot pool is read by the actors from the run folder: on a cluster that folder must
+be on a file system every node sees. The run's `--resume` works as with local rollouts
+(the actors are started afresh and get the weights at the next update).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from fourhundred_env.engine import Engine
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+from train.config import TrainConfig
+from train.network import NetConfig, OracleCritic, PolicyValueNet
+from train.objectives import make_objectives
+
+if TYPE_CHECKING:
+    from train.ppo import Rollout, Trainer
+
+__all__ = ["RolloutActors", "RolloutWorker", "join_rollouts"]
+
+
+class RolloutWorker:
+    """What one Ray actor runs: its part of every update's tables (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, part: int, parts: int) -> None:
+        from train.ppo import Collector
+
+        torch.set_num_threads(1)  # one CPU per actor: the actors are the parallelism
+        rules = Rules.preset(config.rules)
+        engine = Engine(rules)
+        net_config = NetConfig(hidden=config.hidden, layers=config.layers)
+        self.net = PolicyValueNet(net_config)
+        self.critic = OracleCritic(net_config) if config.oracle_critic else None
+        teacher = None
+        if config.teacher is not None:
+            from agents.registry import make_agent
+
+            teacher = make_agent(config.teacher, rules=rules, seed=config.seed)
+        objectives = make_objectives(config, engine, self.net, self.critic, teacher)
+        self.collector = Collector(config, engine, self.net, self.critic, objectives, part, parts)
+
+    def collect(
+        self, weights: dict[str, Any], update: int, decisions: int, pool: list[str]
+    ) -> Rollout:
+        """Load the learner's weights, then play this part of update `update`."""
+        self.net.load_state_dict(weights["net"])
+        if self.critic is not None:
+            self.critic.load_state_dict(weights["critic"])
+        return self.collector.collect(update, decisions, pool)
+
+
+class RolloutActors:
+    """The learner's side: the Ray instance and the actors, and each update's rollout."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise FourHundredError(
+                "backend 'ray' needs Ray: expected it installed (pip install 'fourhundred[ray]')"
+            ) from None
+        self.ray = ray
+        self.started = False
+        if not ray.is_initialized():
+            level = logging.ERROR if config.ray_address is None else logging.WARNING
+            kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=level)
+            if config.ray_address is None:
+                kwargs["num_cpus"] = config.rollout_actors
+            else:  # fail fast where nothing listens (Ray retries for a minute or more)
+                from tournament.ray_backend import probe_address
+
+                probe_address(config.ray_address)
+            ray.init(address=config.ray_address, **kwargs)
+            self.started = True
+        actor = ray.remote(num_cpus=1)(RolloutWorker)
+        n = config.rollout_actors
+        self.actors = [actor.remote(config, i, n) for i in range(n)]
+
+    def collect(self, trainer: Trainer) -> Rollout:
+        """Update `trainer.update`'s rollout: the weights broadcast, every part, joined."""
+        weights = {"net": trainer.net.state_dict()}
+        if trainer.critic is not None:
+            weights["critic"] = trainer.critic.state_dict()
+        ref = self.ray.put(weights)  # one copy in the object store, read by every actor
+        parts = self.ray.get(
+            [a.collect.remote(ref, trainer.update, trainer.decisions, list(trainer.pool))
+             for a in self.actors]
+        )  # fmt: skip
+        return join_rollouts(parts)
+
+    def close(self) -> None:
+        for a in self.actors:
+            self.ray.kill(a)
+        self.actors = []
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
+
+
+_ROWS = ("rollout_q", "rollout_own")  # indexed by rollout_row: rows of all parts in turn
+
+
+def join_rollouts(parts: list[Rollout]) -> Rollout:
+    """One rollout of the parts' tables side by side (the batch axis: the parts in order);
+    the rollout-values rows renumbered so that each part's `rollout_row` still points at its
+    own rows of `rollout_q`."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    joined: dict[str, Any] = {}
+    for f in fields(first):
+        values = [getattr(p, f.name) for p in parts]
+        if values[0] is None:
+            joined[f.name] = None
+        elif f.name == "learner" or f.name in _ROWS:
+            joined[f.name] = np.concatenate(values, axis=0)
+        elif f.name == "rollout_row":
+            offsets = np.cumsum([0] + [len(p.rollout_q) for p in parts[:-1]])
+            joined[f.name] = np.concatenate(
+                [np.where(v >= 0, v + o, -1) for v, o in zip(values, offsets, strict=True)],
+                axis=1,
+            )
+        else:
+            joined[f.name] = np.concatenate(values, axis=1)  # (T, B, ...)
+    return type(first)(**joined)
