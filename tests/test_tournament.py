@@ -403,8 +403,9 @@ def test_job_plan_depends_on_the_config_only() -> None:
 
 # -- report and command line ----------------------------------------------------------------
 def test_report_numbers_and_files(tmp_path: Path) -> None:
+    # two worker processes: the rows, the time histogram included, cross a process boundary
     cfg = _cfg(tmp_path, agents=["heuristic", "random", "minbid"], matches=3, mirror=True,
-               max_hands=30, table_batch=6, chunk_matches=3)  # fmt: skip
+               max_hands=30, table_batch=6, chunk_matches=3, workers=2)  # fmt: skip
     run_tournament(cfg)
     with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
         report = build_report(db, cfg)
