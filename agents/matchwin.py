@@ -1,0 +1,149 @@
+"""The match-win estimate: the probability that a team wins the match from the scores between
+two hands.
+
+A search bot scores a play-out by what it does to the match, not by tricks or by the hand's
+points alone: 10 points are worth much more to a player at 31 than at 0, a contract that
+takes a player to 41 wins only if the partner is above zero, and a team near the target
+should not gamble what an opponent near the target has to. :class:`MatchWin` turns the
+scores after a hand into the chance of winning the match from there, with a small network
+fitted on finished matches of the bundled policy against itself (``train/matchwin.py``; the
+weights and the rules they were fitted under are in ``agents/pretrained/matchwin.npz``).
+
+The estimate is read from the next hand's bidding order: seats ``dealer + 1`` (who bids
+first), ``dealer + 2``, ``dealer + 3`` and the dealer, and it is the chance that the team of
+the first bidder wins. :func:`win_probability` gives it for any seat's team; a match that
+is over is worth 1 to the winners and 0 to the others. Everything here is numpy and numba
+(the search kernels call it), no torch.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from fourhundred_env._jit import helper, kernel
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+
+DEFAULT_PATH = Path(__file__).parent / "pretrained" / "matchwin.npz"
+NUM_FEATURES = 17
+_SCORE_LOW, _SCORE_HIGH, _SCORE_SCALE = -60.0, 120.0, 40.0
+GAME_RULES = tuple(
+    name
+    for name in Rules.__dataclass_fields__
+    if name not in ("move_time_limit_s", "move_hard_limit_s")
+)
+"""The fields of Rules that change the game (the time limits do not)."""
+
+
+@helper
+def write_features(scores: np.ndarray, target: int, dealer: int, out: np.ndarray) -> None:
+    """out (NUM_FEATURES,) float32: the features of scores (4,) by absolute seat, the target in
+    force and the dealer of the next hand, seats taken in bidding order from dealer + 1."""
+    for j in range(4):
+        s = np.float64(scores[(dealer + 1 + j) & 3])
+        out[4 * j] = (min(max(s, _SCORE_LOW), _SCORE_HIGH)) / _SCORE_SCALE
+        out[4 * j + 1] = 1.0 if s > 0 else 0.0
+        out[4 * j + 2] = 1.0 if s >= target else 0.0
+        out[4 * j + 3] = 1.0 if s >= target - 10 else 0.0
+    out[16] = (target - 41) / 10.0
+
+
+@helper
+def first_team_wins(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                    b2: np.ndarray, w3: np.ndarray, b3: float, h1: np.ndarray,
+                    h2: np.ndarray) -> float:  # fmt: skip
+    """P(the first bidder's team wins) from the features x: a ReLU MLP with a sigmoid output.
+    h1, h2: scratch of the hidden widths."""
+    for k in range(h1.shape[0]):
+        acc = b1[k]
+        for i in range(x.shape[0]):
+            acc += x[i] * w1[i, k]
+        h1[k] = acc if acc > 0 else 0.0
+    for k in range(h2.shape[0]):
+        acc = b2[k]
+        for i in range(h1.shape[0]):
+            acc += h1[i] * w2[i, k]
+        h2[k] = acc if acc > 0 else 0.0
+    z = b3
+    for i in range(h2.shape[0]):
+        z += h2[i] * w3[i]
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@kernel
+def first_team_wins_many(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                         b2: np.ndarray, w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
+    """out (n,): `first_team_wins` of each row of x (n, NUM_FEATURES)."""
+    h1 = np.empty(w1.shape[1], np.float32)
+    h2 = np.empty(w2.shape[1], np.float32)
+    for j in range(x.shape[0]):
+        out[j] = first_team_wins(x[j], w1, b1, w2, b2, w3, b3, h1, h2)
+
+
+class MatchWin:
+    """The fitted estimate (see the module docstring): weights as float32 arrays that the
+    search kernels read, and the rules they were fitted under."""
+
+    def __init__(self, path: str | Path = DEFAULT_PATH, rules: Rules | None = None) -> None:
+        path = Path(path)
+        if not path.is_file():
+            raise FourHundredError(f"match-win weights {str(path)!r} do not exist")
+        with np.load(path, allow_pickle=False) as data:
+            self.w1 = np.ascontiguousarray(data["w1"], np.float32)
+            self.b1 = np.ascontiguousarray(data["b1"], np.float32)
+            self.w2 = np.ascontiguousarray(data["w2"], np.float32)
+            self.b2 = np.ascontiguousarray(data["b2"], np.float32)
+            self.w3 = np.ascontiguousarray(data["w3"], np.float32)
+            self.b3 = float(data["b3"])
+            fitted = json.loads(str(data["rules"]))
+        self.rules = Rules.from_dict(fitted)
+        if rules is not None and not same_game(rules, self.rules):
+            raise FourHundredError(
+                f"match-win weights {str(path)!r} were fitted under other rules: "
+                f"{rule_diff(self.rules, rules)} (fitted, wanted)"
+            )
+
+    @property
+    def weights(self) -> tuple:
+        """(w1, b1, w2, b2, w3, b3): what the kernels take."""
+        return self.w1, self.b1, self.w2, self.b2, self.w3, self.b3
+
+    def first_team(self, scores: np.ndarray, target: np.ndarray, dealer: np.ndarray) -> np.ndarray:
+        """(n,) float64: P(team of seat dealer + 1 wins) from scores (n, 4), target (n,) and
+        the next hand's dealer (n,)."""
+        scores = np.asarray(scores).reshape(-1, 4)
+        x = features(scores, target, dealer)
+        out = np.empty(x.shape[0])
+        first_team_wins_many(x, *self.weights, out)
+        return out
+
+
+@kernel
+def _features_many(scores: np.ndarray, target: np.ndarray, dealer: np.ndarray,
+                   out: np.ndarray) -> None:  # fmt: skip
+    for j in range(scores.shape[0]):
+        write_features(scores[j], np.int64(target[j]), np.int64(dealer[j]), out[j])
+
+
+def features(scores: np.ndarray, target: np.ndarray, dealer: np.ndarray) -> np.ndarray:
+    """(n, NUM_FEATURES) float32 features of scores (n, 4), target (n,) and dealer (n,)."""
+    scores = np.ascontiguousarray(np.asarray(scores).reshape(-1, 4), np.int64)
+    n = scores.shape[0]
+    target = np.ascontiguousarray(np.broadcast_to(target, (n,)), np.int64)
+    dealer = np.ascontiguousarray(np.broadcast_to(dealer, (n,)), np.int64)
+    out = np.empty((n, NUM_FEATURES), np.float32)
+    _features_many(scores, target, dealer, out)
+    return out
+
+
+def same_game(a: Rules, b: Rules) -> bool:
+    """The two rules play the same game (they may differ in time limits)."""
+    return all(getattr(a, k) == getattr(b, k) for k in GAME_RULES)
+
+
+def rule_diff(a: Rules, b: Rules) -> dict:
+    """{flag: (a's, b's)} for the game rules that differ."""
+    return {k: (getattr(a, k), getattr(b, k)) for k in GAME_RULES if getattr(a, k) != getattr(b, k)}
