@@ -241,6 +241,51 @@ class MatchBonus(Objective):
         return out
 
 
+class MatchValue(Objective):
+    """The match-value reward (`match_value_points`): what a hand did to each team's chance
+    of winning the match.
+
+    Needs ``r.scores_before`` (T, B, 4), ``r.target`` (T, B) and ``r.dealer`` (T, B): the
+    pre-hand scores, target and dealer at every step. At the step a hand ends, each seat gets
+    `points` x (V_after - V_before) for its team (agents/match_value.py: the match-win
+    estimate before the hand and after it, 1 or 0 when the hand ends the match; a hand thrown
+    in only passes the deal). Potential-based: over a match the rewards add up to the result
+    minus the estimate at the start.
+    """
+
+    def __init__(self, engine: Engine, points: float) -> None:
+        from agents.matchwin import MatchWin
+
+        self.engine = engine
+        self.points = points
+        self.model = MatchWin(rules=engine.rules)
+
+    def start(self, r: Rollout, update: int) -> None:
+        r.scores_before = np.empty((*r.action.shape, 4), np.int32)
+        r.target = np.empty(r.action.shape, np.int32)
+        r.dealer = np.empty(r.action.shape, np.int8)
+
+    def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        r.scores_before[t, rows] = state.scores_before
+        r.target[t, rows] = state.target
+        r.dealer[t, rows] = state.dealer
+
+    def rewards(self, r: Rollout) -> np.ndarray:
+        """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
+        at the step a hand ended; 0 elsewhere."""
+        from agents.match_value import hand_value_change
+
+        out = np.zeros(r.seat_rewards.shape, np.float32)
+        ended = r.done
+        if ended.any():
+            change = hand_value_change(
+                self.engine, self.model, r.scores_before[ended], r.seat_rewards[ended],
+                r.target[ended], r.dealer[ended], ~r.thrown_in[ended],
+            )  # fmt: skip
+            out[ended] = self.points * change
+        return out
+
+
 class RolloutValues(Objective):
     """An all-actions policy gradient on the values of every legal action, played out.
 
@@ -357,6 +402,8 @@ def make_objectives(
         objectives.append(OracleValue(critic))
     if config.match_bonus > 0:
         objectives.append(MatchBonus(engine, config.match_bonus))
+    if config.match_value_points > 0:
+        objectives.append(MatchValue(engine, config.match_value_points))
     if config.rollout_share > 0:
         objectives.append(RolloutValues(config, teacher, engine, net))
     return objectives

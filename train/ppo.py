@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from agents.neural import MATCH_FIELDS, blank_fields
 from fourhundred_env.engine import Engine
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
@@ -101,6 +102,7 @@ class Rollout:
     hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands (OracleValue)
     scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (MatchBonus)
     target: np.ndarray | None = None  # (T, B) int32: target in force (MatchBonus)
+    dealer: np.ndarray | None = None  # (T, B) int8: this hand's dealer (MatchValue)
     rollout_row: np.ndarray | None = None  # (T, B) int64: row of rollout_q, -1 where none
     rollout_q: np.ndarray | None = None  # (n, 66) float32: action values, -inf illegal
     rollout_own: np.ndarray | None = None  # (n,) int64: the teacher's own action
@@ -150,6 +152,7 @@ class Trainer:
 
             self.teacher = make_agent(c.teacher, rules=self.rules, seed=c.seed)
         self.objectives = make_objectives(c, self.engine, self.net, self.critic, self.teacher)
+        self.blank = () if c.match_features else MATCH_FIELDS
         self.update = 0
         self.decisions = 0
         self.pool: list[str] = []
@@ -230,6 +233,10 @@ class Trainer:
             hand_scores=scores,
             autoreset_mode=AutoresetMode.SAME_STEP,
         )
+        if c.mode == "bidding" and c.learner_partnership:
+            env = FourHundredVectorEnv(c.num_tables, episode="hand", learner_seats=(0, 2),
+                                       learner_decides="bids", opponents=c.play_policy, **common)  # fmt: skip
+            return [Group("bidding", env, 0, c.num_tables)]
         if c.mode == "bidding":
             env = FourHundredBidVectorEnv(c.num_tables, seat=0, policy=c.play_policy, **common)
             return [Group("bidding", env, 0, c.num_tables)]
@@ -307,6 +314,7 @@ class Trainer:
         for g in groups:
             rows = slice(g.offset, g.offset + g.size)
             r.obs[t, rows] = g.obs["observation"]
+            blank_fields(r.obs[t, rows], self.blank)
             r.mask[t, rows] = g.obs["action_mask"]
             r.seat[t, rows] = g.seat
             for o in self.objectives:
@@ -342,6 +350,8 @@ class Trainer:
         its partner's with team_points) and the objectives' extra points, x reward_scale."""
         c = self.config
         rewards = r.seat_rewards * np.float32(c.reward_scale)
+        if c.reward == "match_value":  # the MatchValue objective gives all of it
+            rewards = np.zeros_like(rewards)
         if c.reward == "team_points":
             rewards = rewards + rewards[:, :, _PARTNER]
         for o in self.objectives:
@@ -521,7 +531,10 @@ class Trainer:
         """Write the policy (policy.pt) and the whole training state (latest.pt), atomically."""
         policy_path = self.run_dir / "policy.pt"
         extra = {"update": self.update, "mode": self.config.mode,
-                 "play_policy": self.config.play_policy}  # fmt: skip
+                 "play_policy": self.config.play_policy, "reward": self.config.reward,
+                 "reward_scale": self.config.reward_scale,
+                 "match_value_points": self.config.match_value_points,
+                 "blank_fields": list(self.blank)}  # fmt: skip
         last = policy_record(self.net, self.rules, extra)  # what training resumes from
         if self.averaged:
             mean = {**extra, "averaged": self.averaged}
