@@ -312,6 +312,9 @@ class RolloutValues(Objective):
         self.reward_scale = config.reward_scale
         self.team_from = config.rollout_team_from
         self.team_dtype = getattr(torch, config.rollout_team_dtype)
+        self.value = None  # the team's points; with reward match_value, its match-value change
+        if config.reward == "match_value":
+            self.value = _match_value_of_playouts(engine, config.match_value_points)
         self._pick: np.random.Generator | None = None
         self._positions: list[tuple[int, np.ndarray, State]] = []  # (step, tables, states)
         self._advantages: torch.Tensor | None = None  # (N, 66) float32, NaN rows: no value
@@ -345,7 +348,7 @@ class RolloutValues(Objective):
         values, own = [], []
         for start in range(0, len(tables), _ROLLOUT_CHUNK):  # bounded memory
             part = state.select(slice(start, start + _ROLLOUT_CHUNK))
-            q, o = rollout_targets(self.engine, part, self.teacher, team)
+            q, o = rollout_targets(self.engine, part, self.teacher, team, self.value)
             values.append(q)
             own.append(o)
         r.rollout_row[steps, tables] = np.arange(len(tables))
@@ -382,6 +385,24 @@ class RolloutValues(Objective):
         own = q[np.arange(len(q)), r.rollout_own]
         return {"charts/rollout_positions": float(len(q)),
                 "charts/rollout_teacher_gap": float((q.max(1) - own).mean())}  # fmt: skip
+
+
+def _match_value_of_playouts(engine: Engine, points: float):
+    """The value of a play-out under reward match_value (see agents.rollout.rollout_values):
+    `points` x the acting seat's team's change of match-win estimate over the hand."""
+    from agents.match_value import hand_value_change
+    from agents.matchwin import MatchWin
+
+    model = MatchWin(rules=engine.rules)
+
+    def value(state: State, table: np.ndarray, branch: State, seat: np.ndarray) -> np.ndarray:
+        change = hand_value_change(
+            engine, model, state.scores_before[table], branch.hand_points,
+            state.target[table], state.dealer[table], ~branch.thrown_in,
+        )  # fmt: skip
+        return points * change[np.arange(seat.size), seat]
+
+    return value
 
 
 def make_objectives(
