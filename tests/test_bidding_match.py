@@ -247,3 +247,53 @@ def test_analyser_bad_input_is_one_clear_line(args: list[str], message: str, cap
     code = main(["bid-analyse", "minbid", *args, "--worlds", "2"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and message in err[0], err
+
+
+def test_rollout_values_of_bids_are_match_value_changes_under_match_value(tmp_path: Path) -> None:
+    from agents.match_value import hand_value_change
+    from agents.rollout import rollout_values
+    from train.objectives import RolloutValues, _match_value_of_playouts
+
+    config = load_config(None, [*TINY_BID, "reward=match_value", "match_value_points=40",
+                                "learner_partnership=true", "teacher=heuristic-v1",
+                                "rollout_share=1.0"])  # fmt: skip
+    trainer = Trainer(config, tmp_path / "ro")
+    r = trainer.collect()
+    q = r.rollout_q
+    assert len(q) > 0 and trainer.objective(RolloutValues).value is not None
+    legal = np.isfinite(q)
+    assert legal[:, :NUM_CARDS].sum() == 0 and legal.sum(1).min() >= 2  # bids only, a choice
+    assert np.abs(q[legal]).max() <= 40.0  # a probability change x 40
+    # one position by hand: each bid made on a copy and played out by the teacher
+    engine = Engine()
+    state = engine.init(4, seed=9, dealer=3, scores=np.array([30, 12, 25, 8]))
+    engine.deal(state)
+    teacher = make_agent("heuristic-v1", Rules(), 0)
+    values = rollout_values(engine, state, teacher, value=_match_value_of_playouts(engine, 40.0))
+    points = rollout_values(engine, state, teacher)
+    assert (np.isfinite(values) == np.isfinite(points)).all()
+    # a bid whose play-out scores more team points is worth more of the match here
+    table, action = np.nonzero(np.isfinite(values))
+    branch = state.select(table)
+    engine.step(branch, action)
+    from agents.bid_analysis import play_hand
+
+    play_hand(engine, branch, [teacher] * 4, [teacher] * 4)
+    change = hand_value_change(engine, MatchWin(), state.scores_before[table], branch.hand_points,
+                               state.target[table], state.dealer[table], ~branch.thrown_in)  # fmt: skip
+    np.testing.assert_allclose(values[table, action], 40 * change[:, 0], rtol=1e-5, atol=1e-5)
+
+
+def test_match_aware_bidding_run_resumes_exactly(tmp_path: Path) -> None:
+    config = load_config(None, [*TINY_BID, "total_decisions=2048", "reward=match_value",
+                                "match_value_points=40", "learner_partnership=true",
+                                "teacher=heuristic-v1", "kickstart_coef=1", "rollout_share=0.5",
+                                "match_features=false"])  # fmt: skip
+    straight = Trainer(config, tmp_path / "a")
+    straight.train(progress=False)
+    crashed = Trainer(config, tmp_path / "b")
+    crashed.train(progress=False, stop_at=2)
+    resumed = Trainer(config, tmp_path / "b", resume=True)
+    resumed.train(progress=False)
+    for a, b in zip(straight.params, resumed.params, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
