@@ -18,12 +18,24 @@ from agents.base import Agent, view_uniforms
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
-from fourhundred_env.observation import encode_observation
+from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
 SAMPLE_SALT = np.uint64(0x5851F42D4C957F2D)
+
+MATCH_FIELDS = ("scores", "at_target", "positive", "target")
+"""The observation fields that tell the match situation beyond this hand's rules (minimum
+bids and the required total stay): a bidder trained with ``match_features: false`` sees them
+blanked, and so does the agent playing its checkpoint (its ``blank_fields``)."""
+
+
+def blank_fields(obs: np.ndarray, names: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Zero the named fields of (K, OBS_SIZE) observations in place; returns `obs`."""
+    for name in names:
+        obs[:, OBS_FIELDS[name].slice] = 0
+    return obs
 
 
 class NeuralAgent(Agent):
@@ -62,6 +74,14 @@ class NeuralAgent(Agent):
             self.device = device or "cpu"
             self.net = copy.deepcopy(net).to(device=self.device, dtype=self.dtype)
             self.trained_rules, self.meta = rules, {}
+        blank = self.meta.get("extra", {}).get("blank_fields", ())
+        unknown = [name for name in blank if name not in OBS_FIELDS]
+        if unknown:
+            raise ConfigError(
+                f"checkpoint {path!r} blanks observation field(s) {unknown} this version does "
+                f"not have: expected some of {list(OBS_FIELDS)}"
+            )
+        self.blank = tuple(blank)
         self.path = path
         self.sample = sample
         self.name = f"neural:{path}"
@@ -77,7 +97,8 @@ class NeuralAgent(Agent):
         torch = self._torch
         from agents.network import masked_logits
 
-        obs = torch.from_numpy(encode_observation(view)).to(self.device, self.dtype)
+        obs = blank_fields(encode_observation(view), self.blank)
+        obs = torch.from_numpy(obs).to(self.device, self.dtype)
         mask = torch.from_numpy(view.legal_mask).to(self.device)
         with torch.no_grad():
             logits, _ = self.net(obs)

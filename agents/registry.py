@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 _MODULES = ("agents.external", "agents.heuristic", "agents.heuristic_v1", "agents.human",
-            "agents.neural", "agents.pimc", "agents.search")  # fmt: skip
+            "agents.neural", "agents.pimc", "agents.search", "agents.compose")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ iteration) instead of stopping one step above the base agent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from fourhundred_env.engine import Engine, Phase, State
@@ -31,11 +33,18 @@ NUM_ACTIONS = 66
 _DECIDING = (int(Phase.BID), int(Phase.PLAY))
 
 
-def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
+def rollout_values(
+    engine: Engine, state: State, base, team=None, value: Callable | None = None
+) -> np.ndarray:
     """(K, 66) float32: the acting seat's team's points in the hand after each legal action
     at the K tables of `state` (all at a bid or card decision), the base agent playing out
     every seat, or only the opponents' seats when a `team` agent plays the acting seat's
-    partnership; -inf for illegal actions. `state` is left unchanged."""
+    partnership; -inf for illegal actions. `state` is left unchanged.
+
+    `value(state, table, branch, seat)` -> (n,) replaces the team's points by another value
+    of each play-out: `branch` holds the n finished hands, `table` (n,) the row of `state`
+    each started from and `seat` (n,) the acting seat (the match-value rollouts of the
+    bidding trainer)."""
     for agent in (base, team):
         if agent is not None and not getattr(agent, "stateless", True):
             raise ValueError(
@@ -73,14 +82,19 @@ def rollout_values(engine: Engine, state: State, base, team=None) -> np.ndarray:
                 actions[rows] = agent.act(seat_view(engine, branch, index=rows))
         engine.step(branch, actions, validate=False, active=live)
     n = np.arange(table.size)
-    points = branch.hand_points[n, seat] + branch.hand_points[n, (seat + 2) % 4]
+    if value is not None:
+        points = value(state, table, branch, seat)
+    else:
+        points = branch.hand_points[n, seat] + branch.hand_points[n, (seat + 2) % 4]
     values = np.full(legal.shape, -np.inf, np.float32)
     values[table, action] = points
     return values
 
 
-def rollout_targets(engine: Engine, state: State, base, team=None) -> tuple[np.ndarray, np.ndarray]:
+def rollout_targets(
+    engine: Engine, state: State, base, team=None, value: Callable | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(K, 66) values (see rollout_values) and (K,) int64 the base agent's own action."""
-    values = rollout_values(engine, state, base, team)
+    values = rollout_values(engine, state, base, team, value)
     own = np.asarray(base.act(seat_view(engine, state)), np.int64)
     return values, own

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from fourhundred_cli import (
+    bid_analyse,
     bid_eval,
     bot_check,
     evaluate_run,
@@ -29,7 +30,7 @@ from fourhundred_cli import (
 from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    tournament, bot_check, play, match, train, evaluate_run, bid_eval, plot, serve,
+    tournament, bot_check, play, match, train, evaluate_run, bid_eval, bid_analyse, plot, serve,
 )  # fmt: skip
 
 

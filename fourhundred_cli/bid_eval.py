@@ -1,30 +1,61 @@
-"""`fourhundred bid-eval`: two bidders' points per hand on the same hands, card play fixed."""
+"""`fourhundred bid-eval`: a bidder against other bids with the card play fixed.
+
+Without ``--report``: two bidders' points per hand on the same hands (seat 0 of
+FourHundredBid-v0). With ``--report``: the bidding benchmark (train/bid_report.py): fixed
+match situations x every dealer x seeded deals against ``heuristic-v1``'s and ``minbid``'s
+bids (points per hand, contracts made, hands thrown in, match-win change, with intervals),
+then duplicate matches to 41 with identical card play against both.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 NAME = "bid-eval"
-HELP = "compare two bidders' points per hand on the same hands, play fixed"
+HELP = "compare a bidder with other bids, card play fixed (--report: the bidding benchmark)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bidder", help="agent spec of the bidder, e.g. neural-bid:runs/.../policy.pt")
     p.add_argument("--baseline", default="heuristic", help="bidder to compare with (heuristic)")
-    p.add_argument("--play", default="heuristic", help="agent that plays the cards (heuristic)")
+    p.add_argument(
+        "--play", default=None,
+        help="agent that plays the cards (heuristic; heuristic-v1 with --report)",
+    )  # fmt: skip
     p.add_argument("--tables", type=int, default=1024)
     p.add_argument("--rounds", type=int, default=20, help="hands per table")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rules", default="wiki")
+    g = p.add_argument_group("the bidding benchmark")
+    g.add_argument("--report", action="store_true",
+                   help="the standard report against heuristic-v1's and minbid's bids")  # fmt: skip
+    g.add_argument("--deals", type=int, default=256,
+                   help="deals per match situation and dealer (256)")  # fmt: skip
+    g.add_argument("--matches", type=int, default=200,
+                   help="duplicate matches per baseline (200; 0: hands only)")  # fmt: skip
+    g.add_argument("--out", default="runs/bid-eval", help="folder of the report and tournaments")
+    g.add_argument("--workers", type=int, default=1, help="tournament processes (1)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from fourhundred_env.errors import FourHundredError
+
+    for name in ("tables", "rounds", "deals", "workers"):
+        if getattr(args, name) < 1:
+            raise FourHundredError(f"--{name} {getattr(args, name)}: expected at least 1")
+    if args.matches < 0:
+        raise FourHundredError(f"--matches {args.matches}: expected 0 or more")
+    if args.report:
+        return _report(args)
     from train.evaluate import compare_bidders
 
+    play = args.play or "heuristic"
     r = compare_bidders(
-        args.bidder, args.baseline, args.play, args.tables, args.rounds, args.seed, args.rules
+        args.bidder, args.baseline, play, args.tables, args.rounds, args.seed, args.rules
     )
-    print(f"{int(r['hands']):,} hands, the same for both bidders (play: {args.play})")
+    print(f"{int(r['hands']):,} hands, the same for both bidders (play: {play})")
     print(f"  {args.bidder:<40} {r['bidder_points_per_hand']:+.3f} points per hand")
     print(f"  {args.baseline:<40} {r['baseline_points_per_hand']:+.3f} points per hand")
     print(
@@ -32,4 +63,21 @@ def run(args: argparse.Namespace) -> int:
         f"{r['difference_high']:+.3f}] (95%); hands whose points differ: "
         f"{100 * r['changed_bids_share']:.1f}%"
     )
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from train.bid_report import bid_report, format_report
+
+    report = bid_report(
+        args.bidder, play=args.play or "heuristic-v1", deals=args.deals, matches=args.matches,
+        seed=args.seed, rules=args.rules, out_dir=args.out, workers=args.workers,
+    )  # fmt: skip
+    text = format_report(report)
+    print(text)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bid_report.json").write_text(json.dumps(report, indent=1))
+    (out / "bid_report.txt").write_text(text + "\n")
+    print(f"report: {out / 'bid_report.txt'}, {out / 'bid_report.json'}")
     return 0

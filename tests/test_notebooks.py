@@ -49,7 +49,7 @@ def outputs(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
     return texts, images
 
 
-@pytest.mark.parametrize("name", ["learning_curves", "tournament_report"])
+@pytest.mark.parametrize("name", ["learning_curves", "tournament_report", "bid_analysis"])
 def test_notebooks_are_stored_without_outputs(name: str) -> None:
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     nbformat.validate(nb)
@@ -84,3 +84,19 @@ def test_tournament_notebook_runs_on_a_tournament(
     assert "| 1 | heuristic |" in joined  # the leaderboard table, best first
     assert "Pairwise win rate, row against column" in joined  # the text report
     assert len(list((tmp_path / "report").glob("*.png"))) == 6
+
+
+def test_bid_analysis_notebook_shows_tables_and_plots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FOURHUNDRED_WORLDS", "4")
+    monkeypatch.setenv("FOURHUNDRED_PLOTS", str(tmp_path / "bids"))
+    nb = run_notebook(NOTEBOOKS / "bid_analysis.ipynb")
+    texts, images = outputs(nb)
+    assert images == 2
+    joined = "\n".join(texts)
+    assert "<- bids" in joined and "value head" in joined
+    assert sorted(p.name for p in (tmp_path / "bids").iterdir()) == [
+        "seeded_hand.png",
+        "text_hand.png",
+    ]

@@ -40,8 +40,24 @@ class TrainConfig:
     """Seed of everything: deals, opponent sampling, network initialisation."""
     rules: str = "wiki"
     """Rules preset ("wiki" or "pagat")."""
-    reward: Literal["team_points", "hand_points"] = "team_points"
-    """Reward per hand: the seat's team's points (partners share) or the seat's own."""
+    reward: Literal["team_points", "hand_points", "match_value"] = "team_points"
+    """Reward per hand: the seat's team's points (partners share), the seat's own, or
+    "match_value": only the match-value term (see `match_value_points`), no points."""
+    match_value_points: float = 0.0
+    """Match value: > 0 adds to each hand's reward what the hand did to the team's chance of
+    winning the match, times this many points (before reward_scale): the change of the
+    match-win estimate (agents/matchwin.py) from before the hand to after it, 1 or 0 when it
+    ends the match; a hand thrown in changes only the dealer. 0: off (needed > 0 with reward
+    "match_value")."""
+    match_features: bool = True
+    """The learner sees the match situation (scores, who is at the target or above zero, the
+    target). False blanks those entries of its observation (minimum bids, required total and
+    bids stay: they are the rules of this hand), in training and in the agent that plays the
+    checkpoint (recorded in it): the "no match features" ablation."""
+    learner_partnership: bool = False
+    """Bidding mode: the learner bids for seats 0 and 2, both seats of its partnership, as a
+    bidder paired with itself does in a match (False: seat 0 alone, `play_policy` bids for
+    its partner)."""
     match_bonus: float = 0.0
     """Points (before reward_scale) given to both seats of the partnership whose hand wins
     the match, and taken from both losers: training hands start from drawn scores, so some
@@ -175,6 +191,15 @@ class TrainConfig:
                      "rollout_actors"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        if self.match_value_points < 0 or (
+            self.reward == "match_value" and self.match_value_points == 0
+        ):
+            raise ConfigError(
+                f"match_value_points={self.match_value_points} with reward={self.reward!r}: "
+                "expected a value >= 0, and > 0 with reward 'match_value'"
+            )
+        if self.mode != "bidding" and (self.learner_partnership or not self.match_features):
+            raise ConfigError("learner_partnership and match_features=false are for mode='bidding'")
         if self.match_bonus < 0:
             raise ConfigError(f"match_bonus={self.match_bonus}: expected a value >= 0")
         if self.kickstart_coef < 0 or self.kickstart_decisions < 0:

@@ -241,6 +241,51 @@ class MatchBonus(Objective):
         return out
 
 
+class MatchValue(Objective):
+    """The match-value reward (`match_value_points`): what a hand did to each team's chance
+    of winning the match.
+
+    Needs ``r.scores_before`` (T, B, 4), ``r.target`` (T, B) and ``r.dealer`` (T, B): the
+    pre-hand scores, target and dealer at every step. At the step a hand ends, each seat gets
+    `points` x (V_after - V_before) for its team (agents/match_value.py: the match-win
+    estimate before the hand and after it, 1 or 0 when the hand ends the match; a hand thrown
+    in only passes the deal). Potential-based: over a match the rewards add up to the result
+    minus the estimate at the start.
+    """
+
+    def __init__(self, engine: Engine, points: float) -> None:
+        from agents.matchwin import MatchWin
+
+        self.engine = engine
+        self.points = points
+        self.model = MatchWin(rules=engine.rules)
+
+    def start(self, r: Rollout, update: int) -> None:
+        r.scores_before = np.empty((*r.action.shape, 4), np.int32)
+        r.target = np.empty(r.action.shape, np.int32)
+        r.dealer = np.empty(r.action.shape, np.int8)
+
+    def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        r.scores_before[t, rows] = state.scores_before
+        r.target[t, rows] = state.target
+        r.dealer[t, rows] = state.dealer
+
+    def rewards(self, r: Rollout) -> np.ndarray:
+        """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
+        at the step a hand ended; 0 elsewhere."""
+        from agents.match_value import hand_value_change
+
+        out = np.zeros(r.seat_rewards.shape, np.float32)
+        ended = r.done
+        if ended.any():
+            change = hand_value_change(
+                self.engine, self.model, r.scores_before[ended], r.seat_rewards[ended],
+                r.target[ended], r.dealer[ended], ~r.thrown_in[ended],
+            )  # fmt: skip
+            out[ended] = self.points * change
+        return out
+
+
 class RolloutValues(Objective):
     """An all-actions policy gradient on the values of every legal action, played out.
 
@@ -267,6 +312,9 @@ class RolloutValues(Objective):
         self.reward_scale = config.reward_scale
         self.team_from = config.rollout_team_from
         self.team_dtype = getattr(torch, config.rollout_team_dtype)
+        self.value = None  # the team's points; with reward match_value, its match-value change
+        if config.reward == "match_value":
+            self.value = _match_value_of_playouts(engine, config.match_value_points)
         self._pick: np.random.Generator | None = None
         self._positions: list[tuple[int, np.ndarray, State]] = []  # (step, tables, states)
         self._advantages: torch.Tensor | None = None  # (N, 66) float32, NaN rows: no value
@@ -300,7 +348,7 @@ class RolloutValues(Objective):
         values, own = [], []
         for start in range(0, len(tables), _ROLLOUT_CHUNK):  # bounded memory
             part = state.select(slice(start, start + _ROLLOUT_CHUNK))
-            q, o = rollout_targets(self.engine, part, self.teacher, team)
+            q, o = rollout_targets(self.engine, part, self.teacher, team, self.value)
             values.append(q)
             own.append(o)
         r.rollout_row[steps, tables] = np.arange(len(tables))
@@ -339,6 +387,24 @@ class RolloutValues(Objective):
                 "charts/rollout_teacher_gap": float((q.max(1) - own).mean())}  # fmt: skip
 
 
+def _match_value_of_playouts(engine: Engine, points: float):
+    """The value of a play-out under reward match_value (see agents.rollout.rollout_values):
+    `points` x the acting seat's team's change of match-win estimate over the hand."""
+    from agents.match_value import hand_value_change
+    from agents.matchwin import MatchWin
+
+    model = MatchWin(rules=engine.rules)
+
+    def value(state: State, table: np.ndarray, branch: State, seat: np.ndarray) -> np.ndarray:
+        change = hand_value_change(
+            engine, model, state.scores_before[table], branch.hand_points,
+            state.target[table], state.dealer[table], ~branch.thrown_in,
+        )  # fmt: skip
+        return points * change[np.arange(seat.size), seat]
+
+    return value
+
+
 def make_objectives(
     config: TrainConfig,
     engine: Engine,
@@ -357,6 +423,8 @@ def make_objectives(
         objectives.append(OracleValue(critic))
     if config.match_bonus > 0:
         objectives.append(MatchBonus(engine, config.match_bonus))
+    if config.match_value_points > 0:
+        objectives.append(MatchValue(engine, config.match_value_points))
     if config.rollout_share > 0:
         objectives.append(RolloutValues(config, teacher, engine, net))
     return objectives

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from agents.neural import MATCH_FIELDS, blank_fields
 from fourhundred_env.engine import Engine
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
@@ -101,6 +102,7 @@ class Rollout:
     hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands (OracleValue)
     scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (MatchBonus)
     target: np.ndarray | None = None  # (T, B) int32: target in force (MatchBonus)
+    dealer: np.ndarray | None = None  # (T, B) int8: this hand's dealer (MatchValue)
     rollout_row: np.ndarray | None = None  # (T, B) int64: row of rollout_q, -1 where none
     rollout_q: np.ndarray | None = None  # (n, 66) float32: action values, -inf illegal
     rollout_own: np.ndarray | None = None  # (n,) int64: the teacher's own action
@@ -148,6 +150,7 @@ class Collector:
         self.part = part
         self.parts = parts
         self.update = 0
+        self.blank = () if config.match_features else MATCH_FIELDS
 
     # -- environments -----------------------------------------------------------------------
     def _groups(self, update: int, pool: list[str]) -> list[Group]:
@@ -161,6 +164,11 @@ class Collector:
             hand_scores=scores,
             autoreset_mode=AutoresetMode.SAME_STEP,
         )
+        if c.mode == "bidding" and c.learner_partnership:
+            size = self._share(c.num_tables)
+            env = FourHundredVectorEnv(size, episode="hand", learner_seats=(0, 2),
+                                       learner_decides="bids", opponents=c.play_policy, **common)  # fmt: skip
+            return [Group("bidding", env, 0, size)]
         if c.mode == "bidding":
             size = self._share(c.num_tables)
             env = FourHundredBidVectorEnv(size, seat=0, policy=c.play_policy, **common)
@@ -254,6 +262,7 @@ class Collector:
         for g in groups:
             rows = slice(g.offset, g.offset + g.size)
             r.obs[t, rows] = g.obs["observation"]
+            blank_fields(r.obs[t, rows], self.blank)
             r.mask[t, rows] = g.obs["action_mask"]
             r.seat[t, rows] = g.seat
             for o in self.objectives:
@@ -314,6 +323,7 @@ class Trainer:
             self.teacher = make_agent(c.teacher, rules=self.rules, seed=c.seed)
         self.objectives = make_objectives(c, self.engine, self.net, self.critic, self.teacher)
         self.collector = Collector(c, self.engine, self.net, self.critic, self.objectives)
+        self.blank = self.collector.blank  # the match fields blanked (match_features: false)
         self.rollout_actors = None
         if c.backend == "ray":
             from train.ray_rollouts import RolloutActors
@@ -409,6 +419,8 @@ class Trainer:
         its partner's with team_points) and the objectives' extra points, x reward_scale."""
         c = self.config
         rewards = r.seat_rewards * np.float32(c.reward_scale)
+        if c.reward == "match_value":  # the MatchValue objective gives all of it
+            rewards = np.zeros_like(rewards)
         if c.reward == "team_points":
             rewards = rewards + rewards[:, :, _PARTNER]
         for o in self.objectives:
@@ -588,7 +600,10 @@ class Trainer:
         """Write the policy (policy.pt) and the whole training state (latest.pt), atomically."""
         policy_path = self.run_dir / "policy.pt"
         extra = {"update": self.update, "mode": self.config.mode,
-                 "play_policy": self.config.play_policy}  # fmt: skip
+                 "play_policy": self.config.play_policy, "reward": self.config.reward,
+                 "reward_scale": self.config.reward_scale,
+                 "match_value_points": self.config.match_value_points,
+                 "blank_fields": list(self.blank)}  # fmt: skip
         last = policy_record(self.net, self.rules, extra)  # what training resumes from
         if self.averaged:
             mean = {**extra, "averaged": self.averaged}
