@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -48,14 +50,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    interrupted: list[bool] = []
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    # Ctrl-C raises KeyboardInterrupt as usual, and is remembered: a library that turns it
+    # into another error (numba, interrupted while compiling a kernel on the first run, raises
+    # RuntimeError from its cache) or swallows it still ends the command as an interruption.
+    main_thread = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, on_interrupt) if main_thread else None
     try:
-        return int(args._command(args) or 0)
+        code = int(args._command(args) or 0)
     except FourHundredError as e:
-        print(f"fourhundred: error: {e}", file=sys.stderr)
-        return 2
+        if not interrupted:
+            print(f"fourhundred: error: {e}", file=sys.stderr)
+            return 2
+        code = 0
     except KeyboardInterrupt:
-        print("\nfourhundred: interrupted", file=sys.stderr)
-        return 130
+        code = 0
+        interrupted.append(True)
     except BrokenPipeError:  # the output went to a pipe that closed (`| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception:
+        if not interrupted:
+            raise
+        code = 0
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, old)
+    if interrupted and code != 130:  # (a command that handled it has said so itself)
+        print("\nfourhundred: interrupted", file=sys.stderr)
+        return 130
+    return code

@@ -85,6 +85,31 @@ def test_ctrl_c_in_play_is_one_line_without_a_traceback() -> None:
     assert "Traceback" not in err and err.strip().splitlines() == ["fourhundred: interrupted"]
 
 
+@pytest.mark.parametrize("library", ["converts", "swallows"])
+def test_ctrl_c_that_a_library_converts_or_swallows_is_still_an_interruption(
+    library: str, monkeypatch, capsys
+) -> None:
+    """numba interrupted while compiling a kernel (a first run) raises RuntimeError from its
+    cache code instead of KeyboardInterrupt; other code may swallow it. Either way the
+    command ends as interrupted: one line, exit code 130, no traceback."""
+    from fourhundred_cli import match
+
+    def run(args) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler raises here
+        except KeyboardInterrupt:
+            if library == "converts":
+                raise RuntimeError("no compiled object yet for <Library 'deal_hands'>") from None
+        return 0
+
+    monkeypatch.setattr(match, "run", run)
+    assert cli_main(["match"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["fourhundred: interrupted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
 def test_the_leaderboard_shows_long_names_in_full_under_one_word_per_column(
     tmp_path: Path,
 ) -> None:
