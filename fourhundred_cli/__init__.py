@@ -59,8 +59,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Ctrl-C raises KeyboardInterrupt as usual, and is remembered: a library that turns it
     # into another error (numba, interrupted while compiling a kernel on the first run, raises
     # RuntimeError from its cache) or swallows it still ends the command as an interruption.
-    main_thread = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGINT, on_interrupt) if main_thread else None
+    # Only where Ctrl-C would interrupt anyway: not outside the main thread, and not where
+    # SIGINT is ignored (a background job, nohup) or handled by the caller.
+    watch = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    old = signal.signal(signal.SIGINT, on_interrupt) if watch else None
     try:
         code = int(args._command(args) or 0)
     except FourHundredError as e:
@@ -79,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         code = 0
     finally:
-        if main_thread:
+        if watch:
             signal.signal(signal.SIGINT, old)
     if interrupted and code != 130:  # (a command that handled it has said so itself)
         print("\nfourhundred: interrupted", file=sys.stderr)
