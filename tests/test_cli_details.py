@@ -67,9 +67,12 @@ def test_out_of_range_agent_settings_are_refused(spec, expect, tmp_path: Path, c
 
 
 def test_ctrl_c_in_play_is_one_line_without_a_traceback() -> None:
+    # Ctrl-C as in a terminal: a test run in the background (nohup, `cmd &`) ignores SIGINT,
+    # and its children would inherit that
     proc = subprocess.Popen(
         [FOURHUNDRED, "play", "--seed", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
