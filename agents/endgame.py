@@ -66,6 +66,19 @@ def strength(card: int, led: int) -> int:
 
 
 @helper
+def trick_winner(trick: np.ndarray, led: int) -> int:
+    """The seat whose card wins a full trick (4,) led in suit `led`."""
+    winner = 0
+    top = -1
+    for s in range(4):
+        st = strength(np.int64(trick[s]), led)
+        if st > top:
+            top = st
+            winner = s
+    return winner
+
+
+@helper
 def position_key(hands: np.ndarray, leader: int, need: np.ndarray) -> np.uint64:
     h = K.mix64(hands[0])
     h = K.mix64(h ^ hands[1])
@@ -203,13 +216,7 @@ def search(hands: np.ndarray, trick: np.ndarray, leader: int, size: int, led: in
         trick[seat] = c
         new_led = c // 13 if size == 0 else led
         if size == 3:
-            winner = 0
-            top = -1
-            for s in range(4):
-                st = strength(np.int64(trick[s]), new_led)
-                if st > top:
-                    top = st
-                    winner = s
+            winner = trick_winner(trick, new_led)
             c0, c1, c2, c3 = trick[0], trick[1], trick[2], trick[3]
             for s in range(4):
                 trick[s] = -1
@@ -264,13 +271,7 @@ def play_root(hands: np.ndarray, trick: np.ndarray, leader: int, size: int, led:
     trick[seat] = c
     new_led = c // 13 if size == 0 else led
     if size == 3:
-        winner = 0
-        top = -1
-        for k in range(4):
-            st = strength(np.int64(trick[k]), new_led)
-            if st > top:
-                top = st
-                winner = k
+        winner = trick_winner(trick, new_led)
         c0, c1, c2, c3 = trick[0], trick[1], trick[2], trick[3]
         for k in range(4):
             trick[k] = -1
