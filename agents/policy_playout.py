@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.heuristic import NUM_FEATURES, PARAMS_DTYPE, heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ONE, ZERO, kernel, lowest_bit, popcount
 from fourhundred_env.cards import NUM_CARDS
@@ -27,6 +28,8 @@ from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, encode_one
 from fourhundred_env.view import NO_MASK, SeatView, cut_view
 
 _MASKED = np.float32(-1e30)
+_NO_MODELS = np.zeros((0, 4), np.int8)
+_NO_SCRIPTED = np.zeros(0, PARAMS_DTYPE)
 
 
 def best_dtype(requested: str = "auto") -> str:
@@ -66,14 +69,18 @@ class NetRunner:
 @kernel
 def prepare(s: np.ndarray, live: np.ndarray, num_live: int, rules: np.ndarray,
             scratch: np.ndarray, obs: np.ndarray, legal: np.ndarray, rows: np.ndarray,
-            stop_tricks: int) -> tuple[int, int]:  # fmt: skip
+            stop_tricks: int, models: np.ndarray, scripted: np.ndarray) -> tuple[int, int]:  # fmt: skip
     """Play forced moves at the tables live[:num_live] until each has a real choice, its hand
     is over, or `stop_tricks` tricks are left at the start of a trick (0: play to the end).
-    Tables with a choice get their observation (the seat to play's) in obs[j], their legal set
+    A seat whose model (models[i, seat], when models has rows) is m > 0 plays as the scripted
+    model scripted[m - 1] (a heuristic parameter record) right here. Tables with a choice for
+    the network get their observation (the seat to play's) in obs[j], their legal set
     (phase-local bits) in legal[j] and their index in rows[j], j < n; live[:m] keeps them.
     Returns (n, m)."""
     r = rules[0]
     v = scratch[0]
+    f = np.empty(NUM_FEATURES)
+    modelled = models.shape[0] > 0
     n = 0
     m = 0
     for j in range(num_live):
@@ -95,6 +102,13 @@ def prepare(s: np.ndarray, live: np.ndarray, num_live: int, rules: np.ndarray,
                 continue
             seat = np.int64(t["to_play"])
             cut_view(t, i, seat, r, NO_MASK, v)
+            if modelled and models[i, seat] > 0:
+                a = heuristic_one(v, r, scripted[models[i, seat] - 1], f, ZERO)
+                if phase == K.BID:
+                    K.apply_bid(t, a, r)
+                else:
+                    K.apply_card(t, a, r)
+                continue
             encode_one(v, OBS_SCALE, obs[n])
             legal[n] = lg
             rows[n] = i
@@ -142,9 +156,15 @@ class PolicyPlayout:
         self._obs = np.zeros((0, OBS_SIZE), np.float32)
         self.network_rows = 0  # observations read by the network (for benchmarks)
 
-    def run(self, state: State, stop_tricks: int = 0) -> None:
+    def run(self, state: State, stop_tricks: int = 0, models: np.ndarray | None = None,
+            scripted: np.ndarray | None = None) -> None:  # fmt: skip
         """Play every table of `state` (at a decision or already over) until its hand is over,
-        or until `stop_tricks` tricks are left at a trick's start (0: to the end). In place."""
+        or until `stop_tricks` tricks are left at a trick's start (0: to the end). In place.
+        models (B, 4) int8: who plays each seat, 0 the network, m > 0 the scripted model
+        scripted[m - 1] (heuristic parameter records); None: the network everywhere."""
+        if models is None:
+            models = _NO_MODELS
+            scripted = _NO_SCRIPTED
         b = state.batch_size
         if self._obs.shape[0] < b:
             self._obs = np.zeros((max(b, 2 * self._obs.shape[0]), OBS_SIZE), np.float32)
@@ -155,7 +175,7 @@ class PolicyPlayout:
         while num_live:
             n, num_live = prepare(
                 state.records, live, num_live, self.rules, self._scratch, self._obs, legal,
-                rows, stop_tricks,
+                rows, stop_tricks, models, scripted,
             )  # fmt: skip
             if n == 0:
                 break

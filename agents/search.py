@@ -43,6 +43,7 @@ import numpy as np
 
 from agents.base import Agent, view_hash
 from agents.endgame import LEAF_PATTERNS, solve
+from agents.heuristic import HEURISTIC_V1_PARAMS, PARAMS_DTYPE, HeuristicParams, params_record
 from agents.matchwin import MatchWin, first_team_wins, rule_diff, same_game, write_features
 from agents.policy_playout import NetRunner, PolicyPlayout
 from agents.worlds import (
@@ -50,6 +51,7 @@ from agents.worlds import (
     add_log_likelihood,
     deal_worlds,
     observed_rows,
+    seat_log_likelihoods,
 )
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import U64, helper, kernel
@@ -63,6 +65,12 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, world_state
 
 DEFAULT_MODEL = str(Path(__file__).parent / "pretrained" / "selfplay.pt")
+SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
+    "heuristic-v1": (HEURISTIC_V1_PARAMS, False),
+    "heuristic": (HeuristicParams(), False),
+    "minbid": (HEURISTIC_V1_PARAMS, True),
+}
+"""The scripted bots a seat may be modelled as (`models`): heuristic parameters, min_bids."""
 RESAMPLE_SALT = U64(0x51ED2701A3C4B5D9)
 
 
@@ -108,6 +116,12 @@ class SearchSettings:
     """What a play-out is worth: the match-win estimate after the hand, or the team's points."""
     dtype: Literal["auto", "bfloat16", "float32"] = "auto"
     """Precision of the network (auto: bfloat16 where the CPU has it natively)."""
+    models: str | None = None
+    """Who the other seats may be, joined by '+': `policy` (the network) and the scripted bots
+    of SCRIPTED_MODELS (`heuristic-v1`, `heuristic`, `minbid`). With more than one, each
+    other seat's model is inferred in every world from the actions it was seen to take (a
+    uniform prior over the list), and the play-outs play each seat as its most likely
+    model in that world (needs weighting=policy)."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -123,6 +137,14 @@ class SearchSettings:
                 raise ConfigError(f"{name}={v}: expected 0 to 13")
         if self.bid_candidates is not None and self.bid_candidates < 1:
             raise ConfigError(f"bid_candidates={self.bid_candidates}: expected at least 1")
+        if self.models is not None:
+            names = self.models.split("+")
+            unknown = [m for m in names if m != "policy" and m not in SCRIPTED_MODELS]
+            if unknown or len(set(names)) != len(names):
+                raise ConfigError(
+                    f"models={self.models!r}: expected distinct names from "
+                    f"{', '.join(['policy', *SCRIPTED_MODELS])} joined by '+'"
+                )
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
         for name in ("margin", "confidence", "time_per_move"):
@@ -144,10 +166,10 @@ class SearchSettings:
 PRESETS: dict[str, dict[str, Any]] = {
     "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
                     bids=False, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
-                    confidence=0.0, time_per_move=0.5),
+                    confidence=0.0, time_per_move=0.5, models="policy"),
     "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=False, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
-                   confidence=0.0, time_per_move=1.0),
+                   confidence=0.0, time_per_move=1.0, models="policy"),
 }  # fmt: skip
 """The presets. The exact endgame and bid search are off by default: on the tuning deals
 (seed 101, 60 duplicate matches each against selfplay.pt) each step of the ladder lost
@@ -287,6 +309,18 @@ class SearchAgent(Agent):
             self.bid_pool = self.bid_worlds
         self.time_per_move = float(c["time_per_move"])
         self.points = self.settings.value == "points"
+        names = str(c["models"]).split("+")
+        scripted = [n for n in names if n != "policy"]
+        records = [params_record(*SCRIPTED_MODELS[n]) for n in scripted]
+        self.scripted = np.concatenate(records) if records else np.zeros(0, PARAMS_DTYPE)
+        # model m of a seat: 0 the policy, 1 + i scripted[i]; log prior of each, in that order
+        self.model_prior = np.full(1 + len(scripted), -np.log(len(names)))
+        if "policy" not in names:
+            self.model_prior[0] = -np.inf
+        self.modelled = len(names) > 1 or bool(scripted)
+        if self.modelled and not self.weighted:
+            raise ConfigError(f"models={c['models']!r} needs weighting=policy")
+        self._models: np.ndarray | None = None
         self.engine = Engine(self.rules)
         from agents.checkpoint import CheckpointError, load_policy  # torch only when made
 
@@ -374,6 +408,7 @@ class SearchAgent(Agent):
         hands = np.empty((k * pool, 4), np.uint64)
         deal_worlds(view.records, self.key, 0, pool, hands)
         self._hands = hands
+        self._models = None
         if not self.weighted:
             picks = np.tile(np.arange(pool, dtype=np.int64), (k, 1))
             return picks, np.ones((k, pool), np.int64)
@@ -384,14 +419,29 @@ class SearchAgent(Agent):
         legal = np.empty(n * MAX_OBSERVED, np.uint64)
         acts = np.empty(n * MAX_OBSERVED, np.int64)
         owners = np.empty(n * MAX_OBSERVED, np.int64)
+        actors = np.empty(n * MAX_OBSERVED, np.int64)
+        known = np.empty((n * MAX_OBSERVED, self.scripted.shape[0]), np.int64)
         scratch = np.zeros(1, State.DTYPE)
         vscratch = np.zeros(1, SeatView.DTYPE)
         viewer = np.ascontiguousarray(view.seat[rep], np.int64)
         m = observed_rows(states.records, viewer, self.engine._r, scratch, vscratch, obs, legal,
-                          acts, owners)  # fmt: skip
+                          acts, owners, actors, self.scripted, known)  # fmt: skip
         logw = np.zeros(n)
-        if m:
-            logits, _ = self.runner(obs[:m])
+        logits = self.runner(obs[:m])[0] if m else None
+        if self.modelled:
+            # each seat's likelihood under each model; a world's weight sums over the models
+            # (prior-weighted), and each seat plays as its most likely model there
+            loglik = np.zeros((n, 4, self.model_prior.size))
+            if m:
+                seat_log_likelihoods(logits, legal[:m], acts[:m], owners[:m], actors[:m],
+                                     known[:m], self.epsilon, loglik)  # fmt: skip
+            joint = loglik + self.model_prior
+            top = joint.max(axis=2)
+            logw = (top + np.log(np.exp(joint - top[..., None]).sum(axis=2))).sum(axis=1)
+            self._models = np.argmax(joint, axis=2).astype(np.int8)  # ties: the first
+            self._models[np.arange(n), viewer] = 0
+            self.last_stats["scripted_share"] = float((self._models > 0).sum() / (3 * n))
+        elif m:
             add_log_likelihood(logits, legal[:m], acts[:m], owners[:m], self.epsilon, logw)
         logw = logw.reshape(k, pool)
         picks = np.empty((k, worlds), np.int64)
@@ -442,7 +492,11 @@ class SearchAgent(Agent):
                 src, a = np.nonzero(c >= 0)
                 branch = states.select(po[src])
                 self.engine.step(branch, c[src, a], validate=False)
-                self.playout.run(branch)
+                if self._models is None:
+                    self.playout.run(branch)
+                else:
+                    models = np.ascontiguousarray(self._models[world[po[src]]])
+                    self.playout.run(branch, models=models, scripted=self.scripted)
                 v = np.empty(branch.batch_size)
                 playout_values(branch.records, seats[po[src]], self.points, *self.matchwin.weights,
                                v)  # fmt: skip

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import view_hash
+from agents.heuristic import NUM_FEATURES, heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ONE, U64, ZERO, bit, helper, kernel, lowest_bit, popcount
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
@@ -227,29 +228,38 @@ def copy_table(src: np.ndarray, dst: np.ndarray) -> None:
 @helper
 def emit(t: np.ndarray, seat: int, action: int, owner: int, r: np.ndarray, v: np.ndarray,
          obs: np.ndarray, legal: np.ndarray, actions: np.ndarray, owners: np.ndarray,
+         actors: np.ndarray, scripted: np.ndarray, known: np.ndarray, f: np.ndarray,
          n: int) -> int:  # fmt: skip
-    """Write row n: the view of `seat` at table record t, its legal set and the action it took."""
+    """Write row n: the view of `seat` at table record t, its legal set, the action it took,
+    and what each scripted model of `scripted` would have done there (known[n, m])."""
     cut_view(t, 0, seat, r, NO_MASK, v)
     encode_one(v, OBS_SCALE, obs[n])
     legal[n] = K.legal_set(t, r)
     actions[n] = action
     owners[n] = owner
+    actors[n] = seat
+    for m in range(scripted.shape[0]):
+        known[n, m] = heuristic_one(v, r, scripted[m], f, ZERO)
     return n + 1
 
 
 @kernel
 def observed_rows(s: np.ndarray, viewer: np.ndarray, rules: np.ndarray, scratch: np.ndarray,
                   vscratch: np.ndarray, obs: np.ndarray, legal: np.ndarray,
-                  actions: np.ndarray, owners: np.ndarray) -> int:  # fmt: skip
+                  actions: np.ndarray, owners: np.ndarray, actors: np.ndarray,
+                  scripted: np.ndarray, known: np.ndarray) -> int:  # fmt: skip
     """For every world (table record of s, the viewer viewer[j]) and every bid or play to the
     current trick that another seat made, the view of that seat just before it, rebuilt in
     that world: its observation into obs[n], legal set (phase-local bits) into legal[n], the
-    action taken into actions[n] and the world into owners[n]. Returns n (at most
+    action taken into actions[n], the world into owners[n], the seat into actors[n], and the
+    action each scripted model (heuristic parameter records `scripted` (M,)) would have
+    taken there into known[n, :M]. Returns n (at most
     MAX_OBSERVED per world). The seat's shown voids in the rebuilt trick views drop the suit
     its play to this trick showed (the one fact of the past these views cannot know for sure)."""
     r = rules[0]
     t = scratch[0]
     v = vscratch[0]
+    f = np.empty(NUM_FEATURES)
     n = 0
     for j in range(s.shape[0]):
         w = s[j]
@@ -274,7 +284,8 @@ def observed_rows(s: np.ndarray, viewer: np.ndarray, rules: np.ndarray, scratch:
             t["to_play"] = seat
             bid = np.int64(w["bids"][seat])
             if seat != me and bid > 0:
-                n = emit(t, seat, K.BID_OFFSET + bid, j, r, v, obs, legal, actions, owners, n)
+                n = emit(t, seat, K.BID_OFFSET + bid, j, r, v, obs, legal, actions, owners, actors,
+                         scripted, known, f, n)  # fmt: skip
             t["bids"][seat] = bid
         if w["phase"] != K.PLAY or w["trick_size"] == 0:
             continue
@@ -293,8 +304,31 @@ def observed_rows(s: np.ndarray, viewer: np.ndarray, rules: np.ndarray, scratch:
             t["trick_size"] = p
             t["to_play"] = seat
             if seat != me:
-                n = emit(t, seat, card, j, r, v, obs, legal, actions, owners, n)
+                n = emit(t, seat, card, j, r, v, obs, legal, actions, owners, actors, scripted,
+                         known, f, n)  # fmt: skip
     return n
+
+
+@helper
+def policy_prob(logits: np.ndarray, lg: np.uint64, a: int) -> tuple[float, int]:
+    """The softmax probability of action a over the legal set lg (phase-local bits: cards, or
+    bids from action 52) under one row of logits, and the size of the legal set."""
+    offset = 0 if a < NUM_CARDS else NUM_CARDS
+    top = -np.inf
+    x = lg
+    while x != ZERO:
+        c = lowest_bit(x)
+        x &= x - ONE
+        top = max(top, np.float64(logits[c + offset]))
+    total = 0.0
+    x = lg
+    n = 0
+    while x != ZERO:
+        c = lowest_bit(x)
+        x &= x - ONE
+        total += np.exp(np.float64(logits[c + offset]) - top)
+        n += 1
+    return np.exp(np.float64(logits[a]) - top) / total, n
 
 
 @kernel
@@ -303,22 +337,24 @@ def add_log_likelihood(logits: np.ndarray, legal: np.ndarray, actions: np.ndarra
     """out[owners[j]] += log((1 - eps) * pi(actions[j]) + eps / n_legal), pi the softmax of
     logits[j] over the legal set legal[j] (phase-local bits: cards, or bids from action 52)."""
     for j in range(actions.shape[0]):
+        p, n = policy_prob(logits[j], legal[j], actions[j])
+        out[owners[j]] += np.log((1.0 - eps) * p + eps / n)
+
+
+@kernel
+def seat_log_likelihoods(logits: np.ndarray, legal: np.ndarray, actions: np.ndarray,
+                         owners: np.ndarray, actors: np.ndarray, known: np.ndarray,
+                         eps: float, out: np.ndarray) -> None:  # fmt: skip
+    """out (worlds, 4, 1 + M): the log-likelihood of each seat's observed actions in each world
+    under each model, added in: model 0 the policy (logits, as `add_log_likelihood`), model
+    1 + m the scripted model m, which takes the action known[j, m] (deterministic), mixed
+    with `eps` of a uniformly random legal action like the policy."""
+    for j in range(actions.shape[0]):
         a = actions[j]
-        offset = 0 if a < NUM_CARDS else NUM_CARDS
-        lg = legal[j]
-        top = -np.inf
-        x = lg
-        while x != ZERO:
-            c = lowest_bit(x)
-            x &= x - ONE
-            top = max(top, np.float64(logits[j, c + offset]))
-        total = 0.0
-        x = lg
-        m = 0
-        while x != ZERO:
-            c = lowest_bit(x)
-            x &= x - ONE
-            total += np.exp(np.float64(logits[j, c + offset]) - top)
-            m += 1
-        p = np.exp(np.float64(logits[j, a]) - top) / total
-        out[owners[j]] += np.log((1.0 - eps) * p + eps / m)
+        p, n = policy_prob(logits[j], legal[j], a)
+        w = owners[j]
+        seat = actors[j]
+        out[w, seat, 0] += np.log((1.0 - eps) * p + eps / n)
+        for m in range(known.shape[1]):
+            hit = 1.0 if known[j, m] == a else 0.0
+            out[w, seat, 1 + m] += np.log((1.0 - eps) * hit + eps / n)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.heuristic import HEURISTIC_V1_PARAMS, params_record
 from agents.matchwin import MatchWin
 from agents.search import SearchAgent, SearchSettings
 from agents.worlds import deal_worlds, observed_rows
@@ -41,9 +42,11 @@ def positions(engine: Engine) -> State:
     return _mid_hand_states(engine, make_agent("heuristic-v1", engine.rules, seed=0), 40, 7)
 
 
-@pytest.fixture(scope="module")
-def small(engine: Engine) -> SearchAgent:
-    return make_agent(SMALL, engine.rules, seed=3)
+@pytest.fixture(scope="module", params=["policy", "policy+heuristic-v1"])
+def small(engine: Engine, request) -> SearchAgent:
+    """Every part switched on; the other seats modelled as the policy, or inferred to be the
+    policy or heuristic-v1."""
+    return make_agent(f"{SMALL},models={request.param}", engine.rules, seed=3)
 
 
 def test_legal_moves_the_same_alone_and_in_a_batch(engine, positions, small) -> None:
@@ -122,6 +125,9 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:weighting=magic", "weighting='magic': expected one of 'uniform', 'policy'"),
         ("search:fast", "preset='fast': expected one of 'default', 'strong'"),
         ("search:model=missing.pt", "checkpoint 'missing.pt' does not exist"),
+        ("search:models=policy+bogus", r"models='policy\+bogus': expected distinct names from"),
+        ("search:models=policy+policy", r"models='policy\+policy': expected distinct names"),
+        ("search:weighting=uniform,models=heuristic-v1", "needs weighting=policy"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
@@ -248,9 +254,14 @@ def test_rebuilt_views_are_the_views_the_seats_had(engine) -> None:
     legal = np.empty(n, np.uint64)
     acts = np.empty(n, np.int64)
     owners = np.empty(n, np.int64)
+    actors = np.empty(n, np.int64)
+    known = np.empty((n, 1), np.int64)
     viewer = worlds.to_play.astype(np.int64)
     m = observed_rows(worlds.records, viewer, engine._r, np.zeros(1, State.DTYPE),
-                      np.zeros(1, SeatView.DTYPE), obs, legal, acts, owners)  # fmt: skip
+                      np.zeros(1, SeatView.DTYPE), obs, legal, acts, owners, actors,
+                      params_record(HEURISTIC_V1_PARAMS), known)  # fmt: skip
+    # heuristic-v1 played these hands: in the true world, its model takes every action it took
+    np.testing.assert_array_equal(known[:m, 0], acts[:m])
     keys = []
     for j, t in enumerate(live):
         first = (int(worlds.dealer[j]) + 1) % 4
@@ -267,6 +278,9 @@ def test_rebuilt_views_are_the_views_the_seats_had(engine) -> None:
         mask[offset + np.flatnonzero((int(legal[r]) >> np.arange(14 if offset else 52)) & 1)] = 1
         np.testing.assert_array_equal(mask, want_mask, str(key))
         assert want_mask[acts[r]]
+        first = (int(worlds.dealer[owners[r]]) + 1) % 4
+        want_seat = (first + key[1]) % 4 if key[1] < 4 else None
+        assert want_seat is None or actors[r] == want_seat
 
 
 # -- play-outs, the network, the match-win estimate ------------------------------------------
@@ -286,6 +300,33 @@ def test_float32_playouts_play_what_the_neural_agent_plays(engine) -> None:
         actions = np.zeros(ref.batch_size, np.int64)
         actions[live] = agent.act(seat_view(engine, ref, index=np.flatnonzero(live)))
         engine.step(ref, actions, active=live)
+    assert state.equals(ref)
+
+
+def test_playouts_play_a_seat_as_its_scripted_model(engine) -> None:
+    """Seats modelled as heuristic-v1 play exactly as heuristic-v1; the others by the network."""
+    from agents.checkpoint import load_policy
+    from agents.policy_playout import NetRunner, PolicyPlayout
+
+    playout = PolicyPlayout(NetRunner(load_policy(MODEL)[0], "float32"), engine._r)
+    agents = [make_agent(f"neural:{MODEL}", engine.rules, seed=0),
+              make_agent("heuristic-v1", engine.rules, seed=0)]  # fmt: skip
+    state = engine.init(12, seed=19)
+    engine.deal(state)
+    models = np.zeros((12, 4), np.int8)
+    models[:, 1] = 1
+    models[::2, 2] = 1
+    ref = state.copy()
+    playout.run(state, models=models, scripted=params_record(HEURISTIC_V1_PARAMS))
+    while (ref.phase <= Phase.PLAY).any():
+        live = np.flatnonzero(ref.phase <= Phase.PLAY)
+        actions = np.zeros(ref.batch_size, np.int64)
+        who = models[live, ref.to_play[live]]
+        for m, agent in enumerate(agents):
+            rows = live[who == m]
+            if rows.size:
+                actions[rows] = agent.act(seat_view(engine, ref, index=rows))
+        engine.step(ref, actions, active=ref.phase <= Phase.PLAY)
     assert state.equals(ref)
 
 
