@@ -9,7 +9,12 @@ At each decision with a real choice, the seat
 2. **weights them** (``weighting=policy``) by the policy's likelihood of what the other seats
    did (their bids, their plays to this trick) and resamples `worlds` of the `candidates`
    in proportion (systematic resampling; a world drawn several times is played once and
-   counted as often);
+   counted as often). With ``models=policy+heuristic-v1`` (any of SCRIPTED_MODELS) the
+   other seats are not all taken for the policy: in every world each seat's observed bids
+   and plays are scored under each model (a scripted bot takes one action, mixed with
+   `epsilon` of a random one like the policy), the world weighs the sum over the models (a
+   uniform prior), and its play-outs play each seat as its most likely model there
+   (Bayesian opponent modelling over a library of known bots, from the hand's own evidence);
 3. **scores each candidate action** in every world:
    - card play: the rest of the hand played out by the policy at all four seats (greedy, each
      seat from its own view; worlds x actions tables through the network at once:
@@ -165,16 +170,18 @@ class SearchSettings:
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
-                    bids=False, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
-                    confidence=0.0, time_per_move=0.5, models="policy"),
+                    bids=True, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
+                    confidence=1.0, time_per_move=0.5, models="policy+heuristic-v1"),
     "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
-                   bids=False, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
-                   confidence=0.0, time_per_move=1.0, models="policy"),
+                   bids=True, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
+                   confidence=1.0, time_per_move=1.0, models="policy+heuristic-v1"),
 }  # fmt: skip
-"""The presets. The exact endgame and bid search are off by default: on the tuning deals
-(seed 101, 60 duplicate matches each against selfplay.pt) each step of the ladder lost
-strength (policy-weighted worlds 70.8%, + endgame 60.8%, + bid search 57.5%); see
-BENCHMARKS.md, "Search bot". Switch them on with endgame=N, bids=true."""
+"""The presets. The other seats are inferred to be the policy or heuristic-v1, bids are
+searched, and a searched action replaces the policy's only when it is one standard error
+better (confidence=1): on the tuning deals (seed 111, 60 duplicate matches against
+heuristic-v1) that took the search from 70.0% (models alone) to 83.3%. The exact endgame is
+off: on the tuning deals of seed 101 it lost strength against selfplay.pt (70.8% -> 60.8%).
+See BENCHMARKS.md, "Search bot"."""
 
 
 # -- values of finished play-outs -------------------------------------------------------------
@@ -310,6 +317,8 @@ class SearchAgent(Agent):
         self.time_per_move = float(c["time_per_move"])
         self.points = self.settings.value == "points"
         names = str(c["models"]).split("+")
+        if not self.weighted and self.settings.models is None:
+            names = ["policy"]  # the preset's models need weights: uniform worlds go without
         scripted = [n for n in names if n != "policy"]
         records = [params_record(*SCRIPTED_MODELS[n]) for n in scripted]
         self.scripted = np.concatenate(records) if records else np.zeros(0, PARAMS_DTYPE)
