@@ -26,7 +26,7 @@ from fourhundred_env.view import SeatView, seat_view, world_state
 from tests.test_rollout import _mid_hand_states
 
 BASE = "search:worlds=3,candidates=6,bid_candidates=2,top_actions=3"
-# Every part switched on (the defaults leave the endgame and bid search off).
+# Every part switched on (the defaults leave the endgame off).
 SMALL = BASE + ",endgame=3,bids=true"
 MODEL = "agents/pretrained/selfplay.pt"
 
@@ -70,7 +70,7 @@ def test_bids_are_searched_and_legal(engine) -> None:
         assert view.legal_mask[np.arange(view.size), actions].all()
         assert agent.last_stats["searched"] == view.size
         engine.step(state, actions)
-    off = make_agent(BASE, engine.rules, seed=0)
+    off = make_agent(BASE + ",bids=false", engine.rules, seed=0)
     off.act(seat_view(engine, state))
     assert off.last_stats["searched"] == 0
 
@@ -92,6 +92,21 @@ def _swap_hidden(state: State, viewer: int) -> State | None:
                 out.dealt_set[0, b] ^= np.uint64(ca | cb)
                 return out
     return None
+
+
+def test_the_other_seats_models_are_inferred_from_their_actions(engine, positions) -> None:
+    """Hands played by heuristic-v1 are explained by heuristic-v1 in more worlds than hands
+    played by the policy; with the policy alone nothing is taken for a scripted bot."""
+    share = {}
+    by_policy = _mid_hand_states(engine, make_agent(f"neural:{MODEL}", engine.rules, seed=0), 40, 7)
+    for name, where in (("heuristic-v1", positions), ("policy", by_policy)):
+        agent = make_agent("search:models=policy+heuristic-v1", engine.rules, seed=3)
+        agent.act(seat_view(engine, where))
+        share[name] = agent.last_stats["scripted_share"]
+    assert share["heuristic-v1"] > share["policy"] + 0.1
+    alone = make_agent("search:models=policy", engine.rules, seed=3)
+    alone.act(seat_view(engine, positions))
+    assert "scripted_share" not in alone.last_stats
 
 
 def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
