@@ -17,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "config",
         nargs="?",
         help="YAML file, or a bundled config's name: tiny, "
-        "selfplay, bidding (configs/*.yaml; defaults if omitted)",
+        "selfplay, bidding, bidding_q (configs/*.yaml; defaults if omitted)",
     )
     p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
@@ -32,6 +32,13 @@ def run(args: argparse.Namespace) -> int:
     if args.config and "=" in args.config:  # only overrides were given
         args.overrides.insert(0, args.config)
         args.config = None
+    from train.bid_q import is_bid_q
+
+    resumed = Path(args.resume) / "config.yaml" if args.resume else None
+    if (resumed is not None and resumed.is_file() and is_bid_q(resumed)) or (
+        not args.resume and is_bid_q(args.config)
+    ):
+        return _run_bid_q(args)  # a fitted-Q bidder (configs/bidding_q.yaml)
     if args.resume:
         if args.config:
             raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
@@ -57,4 +64,24 @@ def run(args: argparse.Namespace) -> int:
     )
     for key in sorted(k for k in last if k.startswith(("charts/", "eval/"))):
         print(f"  {key:<36} {last[key]:.4g}")
+    return 0
+
+
+def _run_bid_q(args: argparse.Namespace) -> int:
+    """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q.py)."""
+    from train.bid_q import BidQTrainer, load_bid_q_config
+
+    if args.resume:
+        if args.config:
+            raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
+        run_dir = Path(args.resume)
+        config = load_bid_q_config(run_dir / "config.yaml", args.overrides)
+    else:
+        config = load_bid_q_config(args.config, args.overrides)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+    print(f"run folder: {run_dir}")
+    trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))
+    history = trainer.train()
+    print(f"done: {len(history)} iteration(s) this run; policy {run_dir / 'policy.pt'}")
     return 0

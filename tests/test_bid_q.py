@@ -1,0 +1,126 @@
+"""The fitted-Q bidder (train/bid_q.py, ``mode: bid_q``) and the match-win estimate fitted on
+heuristic-v1's matches (train/matchwin.py ``--model heuristic-v1``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.matchwin import MatchWin  # noqa: E402
+from fourhundred_cli import main  # noqa: E402
+from fourhundred_env import Engine, Rules  # noqa: E402
+from fourhundred_env.cards import NUM_CARDS  # noqa: E402
+from fourhundred_env.errors import ConfigError  # noqa: E402
+from fourhundred_env.view import seat_view  # noqa: E402
+from train.bid_q import (  # noqa: E402
+    BidQTrainer,
+    QBidder,
+    load_bid_q_config,
+    play_out_values,
+    record_positions,
+    relative_targets,
+)
+from train.matchwin import self_play  # noqa: E402
+
+TINY = ["positions=600", "num_tables=64", "hidden=32", "layers=1", "epochs=1",
+        "batch_size=128"]  # fmt: skip
+
+
+def _weights(path: Path) -> dict:
+    return torch.load(path, weights_only=False)["state_dict"]
+
+
+def test_positions_are_the_learners_bids_in_real_matches() -> None:
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 300, seed=3, tables=32, max_hands=200,
+                           first_match=0)  # fmt: skip
+    assert pos.batch_size == 300
+    assert set(np.unique(pos.to_play)) <= {0, 2} and (pos.phase == 0).all()
+    assert (pos.scores_before != 0).any()  # hands after the first of a match are recorded
+
+
+def test_every_legal_bid_is_played_out_on_the_same_deal() -> None:
+    engine = Engine(Rules())
+    model = MatchWin("agents/pretrained/matchwin_h1.npz")
+    pos = record_positions(engine, QBidder(engine), 64, 5, 16, 200, 0)
+    before = pos.records.copy()
+    q = play_out_values(engine, pos, QBidder(engine), "match_value", model)
+    legal = engine.legal_mask(pos)[:, NUM_CARDS:]
+    np.testing.assert_array_equal(np.isfinite(q), legal)
+    assert (pos.records == before).all()  # the positions are left as they were
+    assert (np.abs(q[legal]) <= 100).all()
+    pts = play_out_values(engine, pos, QBidder(engine), "team_points", None)
+    assert (pts[legal] == np.round(pts[legal])).all()
+
+
+def test_relative_targets_subtract_the_own_bid_and_floor() -> None:
+    q = np.array([[1.0, 5.0, -20.0, -np.inf]], np.float32)
+    out = relative_targets(q, np.array([1]), clip=8.0)
+    np.testing.assert_array_equal(out, [[-4.0, 0.0, -8.0, -np.inf]])
+    np.testing.assert_array_equal(relative_targets(q, np.array([1]), 0.0)[0, :3], [-4, 0, -25])
+
+
+def test_a_bid_q_run_is_seeded_resumes_exactly_and_bids_with_neural_bid(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=2"])
+    BidQTrainer(cfg, tmp_path / "a").train()
+    again = BidQTrainer(cfg, tmp_path / "b")
+    again.train()
+    one = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
+    BidQTrainer(one, tmp_path / "c").train()
+    BidQTrainer(cfg, tmp_path / "c", resume=True).train()
+    a = _weights(tmp_path / "a" / "policy.pt")
+    for other in ("b", "c"):
+        b = _weights(tmp_path / other / "policy.pt")
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    # the checkpoint is a greedy bidder over its fitted values, playing heuristic-v1's cards
+    path = tmp_path / "a" / "policy.pt"
+    agent = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", Rules(), seed=0)
+    engine = Engine()
+    state = engine.init(16, seed=2)
+    engine.deal(state)
+    view = seat_view(engine, state)
+    bids = agent.act(view)
+    assert view.legal_mask[np.arange(16), bids].all()
+    np.testing.assert_array_equal(bids, QBidder(engine, again.net)(state, np.arange(16)))
+
+
+def test_without_match_features_the_checkpoint_blanks_them(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml",
+                            [*TINY, "iterations=1", "match_features=false"])  # fmt: skip
+    BidQTrainer(cfg, tmp_path).train()
+    extra = torch.load(tmp_path / "policy.pt", weights_only=False)["extra"]
+    assert extra["blank_fields"] == ["scores", "at_target", "positive", "target"]
+    assert extra["play_policy"] == "heuristic-v1"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("positionz=3", "unknown key(s) ['positionz']"),
+        ("value=tricks", "value='tricks'"),
+        ("clip=-1", "clip=-1.0: expected 0 (none) or more"),
+        ("iterations=0", "iterations=0: expected at least 1"),
+    ],
+)
+def test_bad_bid_q_configs_are_one_clear_line(override: str, message: str, capsys) -> None:
+    with pytest.raises(ConfigError):
+        load_bid_q_config("configs/bidding_q.yaml", [override])
+    code = main(["train", "configs/bidding_q.yaml", override, "runs_dir=/nonexistent/never"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
+
+
+def test_heuristic_v1_matches_for_the_match_win_estimate() -> None:
+    data = self_play("heuristic-v1", matches=40, seed=1, tables=16)
+    assert len(np.unique(data["match"])) == 40 and (data["winner"] >= 0).all()
+    again = self_play("heuristic-v1", matches=40, seed=1, tables=7)
+    for key in ("scores", "target", "dealer", "winner"):
+        a = np.lexsort((np.arange(len(data["match"])), data["match"]))
+        b = np.lexsort((np.arange(len(again["match"])), again["match"]))
+        np.testing.assert_array_equal(data[key][a], again[key][b])
+    assert MatchWin("agents/pretrained/matchwin_h1.npz", rules=Rules()).rules == Rules()

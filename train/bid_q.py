@@ -1,0 +1,403 @@
+"""A bidder by fitted Q-iteration over exact play-outs (``mode: bid_q``, configs/bidding_q.yaml).
+
+A bid is a one-shot decision and the rest of the hand is cheap to play exactly, so instead of
+a policy gradient this trains a regression of Q(situation, hand, bid), the value of each bid:
+
+1. **Situations from real matches.** Matches are played to their end, the learner bidding
+   for seats 0 and 2 (its partnership) with its bidder of the moment (``heuristic-v1`` in
+   the first iteration), ``heuristic-v1`` bidding for seats 1 and 3 and playing every card.
+   Every bid of a learner seat is recorded with the whole table (the match scores, the
+   target, the bids so far and the deal): the positions a match really reaches, not scores
+   drawn at random.
+2. **Every legal bid played out.** From each recorded position every legal bid (and the
+   redeal, where allowed) is played out on the same deal: the later bids of the learner's
+   partner by the learner's bidder of the moment, the opponents' by ``heuristic-v1``, all
+   cards by ``heuristic-v1`` (common random numbers: the bids differ only in the bid). Each
+   play-out is valued by what it did to the team's chance of winning the match
+   (``value: match_value``: 100 x the change of the match-win estimate over the hand,
+   agents/match_value.py, in percentage points) or by the team's points in the hand
+   (``value: team_points``). No play-out sees a hidden card; only the deal is the true one.
+3. **A fitted Q.** A network reads the bidding seat's own observation (match fields blanked
+   with ``match_features: false``) and outputs one value per bid; it is fitted by squared
+   error to the played-out values of every legal bid of every position. The bidder is the
+   argmax of the fitted values: the noise of one deal averages out in the fit, so the
+   choice is not the maximum of noisy play-outs (the winner's curse).
+4. **Iterate.** The next iteration's matches and play-outs use the new bidder for the
+   learner's seats (in a match both seats of a team bid with it), and the network is
+   fitted again (warm-started) on the positions of all iterations so far.
+
+The network is a PolicyValueNet whose bid logits are the Q-values (in value units, relative
+to the bid made: see ``clip``): greedy ``neural-bid:PATH`` plays it, with ``heuristic-v1``'s
+card play recorded as its play policy; its value head is not fitted and is 0.
+Everything runs in one process on ``torch_threads`` threads; each iteration's positions
+and values are saved in the run folder as it ends (``iter_N.npz``) with the network after
+it (``iter_N.pt``), and a rerun of the same folder (``--resume``) continues from the last
+finished iteration with exactly the result of a straight run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from agents.heuristic_v1 import HeuristicV1Agent
+from agents.playout import Playout
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.configs import (
+    asdict_shallow,
+    build,
+    check_fields,
+    config_path,
+    load_yaml,
+    parse_overrides,
+    save_yaml,
+)
+from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.observation import OBS_SCALE, encode_observation
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import seat_view
+
+NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
+_BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
+_OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
+
+
+@dataclass(frozen=True)
+class BidQConfig:
+    """A fitted-Q bidding run (see the module docstring)."""
+
+    name: str = "bidding_q"
+    """Name of the run (its folder is runs_dir/name__seed__time)."""
+    mode: Literal["bid_q"] = "bid_q"
+    """This trainer (``fourhundred train`` picks it by this key)."""
+    seed: int = 1
+    """Seed of every deal of the run (matches and play-outs)."""
+    rules: str = "wiki"
+    """Rules preset."""
+    value: Literal["match_value", "team_points"] = "match_value"
+    """What a play-out is worth: 100 x the team's change of match-win estimate over the hand,
+    or the team's points in the hand."""
+    matchwin: str = ""
+    """Match-win weights for value match_value: a file, or the name of one bundled in
+    agents/pretrained ('' = matchwin.npz, fitted on selfplay.pt's card play)."""
+    match_features: bool = True
+    """False: the network does not see the match scores and target (blanked, as in the
+    agent playing the checkpoint)."""
+    iterations: int = 3
+    """Rounds of (play matches, play out every bid, fit)."""
+    positions: int = 300000
+    """Learner bidding positions recorded per iteration."""
+    num_tables: int = 2048
+    """Matches played side by side while recording positions."""
+    max_hands: int = 200
+    """A match still running after this many hands is abandoned (a new one starts)."""
+    hidden: int = 256
+    """Width of each hidden layer."""
+    layers: int = 2
+    """Hidden layers."""
+    epochs: int = 4
+    """Passes over all positions so far, per iteration."""
+    batch_size: int = 1024
+    """Positions per gradient step."""
+    learning_rate: float = 0.001
+    """Adam's learning rate (x 0.3 for the last quarter of each iteration's epochs)."""
+    clip: float = 8.0
+    """The fitted targets are each bid's value minus the value of the bid the iteration's
+    bidder made (what the deal's luck adds to every bid cancels), floored at -clip (a
+    hopeless bid need not be fitted exactly); 0: no floor."""
+    torch_threads: int = 1
+    """torch.set_num_threads."""
+    runs_dir: str = "runs"
+    """Where run folders go."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
+                     "epochs", "batch_size", "torch_threads"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        if self.clip < 0:
+            raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
+        if not self.learning_rate > 0:
+            raise ConfigError(f"learning_rate={self.learning_rate}: expected > 0")
+
+    def to_dict(self) -> dict:
+        return asdict_shallow(self)
+
+
+def load_bid_q_config(path, overrides=()) -> BidQConfig:
+    """BidQConfig from a YAML file (or bundled name) plus ``key=value`` overrides."""
+    values = load_yaml(config_path(path)) if path is not None else {}
+    texts = parse_overrides(overrides)
+    values.update(texts)
+    return build(BidQConfig, values, str(path) if path is not None else "config", text=texts)
+
+
+def is_bid_q(path) -> bool:
+    """The YAML at `path` (or bundled name) is a ``mode: bid_q`` config."""
+    if path is None:
+        return False
+    values = load_yaml(config_path(path))
+    return isinstance(values, dict) and values.get("mode") == "bid_q"
+
+
+class QBidder:
+    """The learner's bidder of the moment: heuristic-v1 (net None) or the argmax of a
+    Q-network's bid values, from the seat's own view."""
+
+    def __init__(self, engine: Engine, net=None, blank: tuple = ()) -> None:
+        self.engine, self.net, self.blank = engine, net, blank
+        self.heuristic = HeuristicV1Agent(engine.rules)
+
+    def __call__(self, state: State, rows: np.ndarray) -> np.ndarray:
+        view = seat_view(self.engine, state, index=rows)
+        if self.net is None:
+            return np.asarray(self.heuristic.act(view), np.int64)
+        import torch
+
+        from agents.neural import blank_fields
+
+        obs = blank_fields(encode_observation(view), self.blank)
+        with torch.no_grad():
+            q = self.net(torch.from_numpy(obs))[0][:, NUM_CARDS:].numpy()
+        q = np.where(view.legal_mask[:, NUM_CARDS:], q, -np.inf)
+        return NUM_CARDS + q.argmax(1).astype(np.int64)
+
+
+def _learner_decides() -> np.ndarray:
+    """The Playout's `decides`: stop at the bids of seats 0 and 2 (the learner's)."""
+    decides = np.zeros((4, 5), np.bool_)
+    decides[_BID, 1] = decides[_BID, 3] = True
+    return decides
+
+
+def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables: int,
+                     max_hands: int, first_match: int) -> State:  # fmt: skip
+    """The first `n` bidding positions of seats 0 and 2 in matches (ids from first_match on)
+    of the learner's `bidder` (seats 0, 2) against heuristic-v1 (bids of seats 1, 3, every
+    card), as one State of n tables, each at that seat's bid."""
+    policy = HeuristicV1Agent(engine.rules).compiled_policy()
+    playout = Playout(dict.fromkeys(range(4), policy))
+    decides = _learner_decides()
+    ids = first_match + np.arange(tables, dtype=np.int64)
+    next_id = int(ids[-1]) + 1
+    state = engine.init(tables, seed=seed, match_id=ids)
+    engine.deal(state)
+    ended = np.empty(tables, np.int64)
+    parts: list[State] = []
+    got = 0
+    while got < n:
+        if playout.run(state, engine._r, decides, ended) < 0:
+            raise RuntimeError("heuristic-v1 chose an illegal action")
+        rows = np.flatnonzero((state.phase == _BID) & (state.to_play % 2 == 0))
+        if rows.size:
+            parts.append(state.select(rows))
+            got += rows.size
+            actions = np.zeros(tables, np.int64)
+            actions[rows] = bidder(state, rows)
+            active = np.zeros(tables, np.bool_)
+            active[rows] = True
+            engine.step(state, actions, validate=False, active=active)
+        over = np.isin(state.phase, _OVER)
+        if over.any():
+            done = over & ((state.phase == int(Phase.MATCH_OVER)) | (state.hand_index >= max_hands))
+            idx = np.flatnonzero(done)
+            if idx.size:
+                engine.new_match(state, idx, np.arange(next_id, next_id + idx.size, dtype=np.int64))
+                next_id += idx.size
+            engine.deal(state, np.flatnonzero(over))
+    return State.concat(parts).select(np.arange(n))
+
+
+def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: str, model,
+                    chunk: int = 8192) -> np.ndarray:  # fmt: skip
+    """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
+    the rest of the hand played by the partner's `bidder` and heuristic-v1 (see the module
+    docstring)."""
+    from agents.match_value import hand_value_change
+
+    policy = HeuristicV1Agent(engine.rules).compiled_policy()
+    playout = Playout(dict.fromkeys(range(4), policy))
+    decides = _learner_decides()
+    n = positions.batch_size
+    out = np.full((n, NUM_BIDS), -np.inf, np.float32)
+    for lo in range(0, n, chunk):
+        part = positions.select(np.arange(lo, min(n, lo + chunk)))
+        legal = engine.legal_mask(part)[:, NUM_CARDS:]
+        table, bid = np.nonzero(legal)
+        branch = part.select(table)
+        seat = part.to_play[table].astype(np.int64)
+        engine.step(branch, NUM_CARDS + bid.astype(np.int64), validate=False)
+        ended = np.empty(branch.batch_size, np.int64)
+        while True:
+            if playout.run(branch, engine._r, decides, ended) < 0:
+                raise RuntimeError("heuristic-v1 chose an illegal action")
+            rows = np.flatnonzero(branch.phase == _BID)
+            if not rows.size:
+                break
+            actions = np.zeros(branch.batch_size, np.int64)
+            actions[rows] = bidder(branch, rows)
+            active = np.zeros(branch.batch_size, np.bool_)
+            active[rows] = True
+            engine.step(branch, actions, validate=False, active=active)
+        k = np.arange(table.size)
+        if value == "match_value":
+            change = hand_value_change(
+                engine, model, part.scores_before[table], branch.hand_points,
+                part.target[table], part.dealer[table], ~branch.thrown_in,
+            )  # fmt: skip
+            v = 100.0 * change[k, seat]
+        else:
+            v = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
+        out[lo + table, bid] = v
+    return out
+
+
+def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
+    """(n, OBS_SIZE) int8 observations of the bidding seats (blanked fields zero)."""
+    from agents.neural import blank_fields
+
+    obs = encode_observation(seat_view(engine, positions), dtype=np.int8)
+    return blank_fields(obs, blank)
+
+
+def fit(net, obs: np.ndarray, q: np.ndarray, config: BidQConfig, seed: int) -> float:
+    """Fit net's bid logits to q (n, NUM_BIDS) (-inf: illegal, not fitted) by squared error;
+    returns the last epoch's mean loss."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
+    legal = torch.from_numpy(np.isfinite(q))
+    target = torch.from_numpy(np.where(np.isfinite(q), q, 0.0).astype(np.float32))
+    obs_t = torch.from_numpy(obs)
+    net.train()
+    last = 0.0
+    for epoch in range(config.epochs):
+        lr = config.learning_rate * (0.3 if epoch >= 0.75 * config.epochs and epoch > 0 else 1.0)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        perm = torch.randperm(len(obs_t), generator=gen)
+        total, count = 0.0, 0
+        for i in range(0, len(perm), config.batch_size):
+            idx = perm[i : i + config.batch_size]
+            x = obs_t[idx].float() * scale
+            pred = net(x)[0][:, NUM_CARDS:]
+            m = legal[idx]
+            err = torch.where(m, pred - target[idx], torch.zeros(()))
+            loss = (err * err).sum() / m.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+            count += len(idx)
+        last = total / count
+    net.eval()
+    return last
+
+
+class BidQTrainer:
+    """Runs a BidQConfig in `run_dir` (see the module docstring)."""
+
+    def __init__(self, config: BidQConfig, run_dir: Path, resume: bool = False) -> None:
+        import torch
+
+        from agents.network import NetConfig, PolicyValueNet
+
+        self.config, self.run_dir = config, Path(run_dir)
+        self.rules: Rules = Rules.preset(config.rules)
+        self.engine = Engine(self.rules)
+        self.blank = () if config.match_features else _match_fields()
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
+        with torch.no_grad():  # not fitted: the value head says 0 rather than noise
+            self.net.value_head.weight.zero_()
+            self.net.value_head.bias.zero_()
+        self.model = None
+        if config.value == "match_value":
+            from agents.matchwin import DEFAULT_PATH, MatchWin
+
+            path = Path(config.matchwin) if config.matchwin else DEFAULT_PATH
+            if not path.is_file() and not path.is_absolute():
+                path = DEFAULT_PATH.parent / path  # a bundled file's name
+            self.model = MatchWin(path, rules=self.rules)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            save_yaml(config.to_dict(), self.run_dir / "config.yaml")
+
+    def _done(self) -> int:
+        k = 0
+        while (self.run_dir / f"iter_{k}.pt").is_file():
+            k += 1
+        return k
+
+    def train(self) -> list[dict]:
+        import torch
+
+        c = self.config
+        history = []
+        start = self._done()
+        obs_all, q_all = [], []
+        for k in range(start):
+            with np.load(self.run_dir / f"iter_{k}.npz") as d:
+                obs_all.append(d["obs"])
+                q_all.append(d["q"])
+        if start:
+            self.net.load_state_dict(torch.load(self.run_dir / f"iter_{start - 1}.pt")["w"])
+        for k in range(start, c.iterations):
+            t0 = time.perf_counter()
+            bidder = QBidder(self.engine, self.net if k else None, self.blank)
+            seed = c.seed * 1000 + k
+            positions = record_positions(self.engine, bidder, c.positions, seed, c.num_tables,
+                                         c.max_hands, 0)  # fmt: skip
+            t1 = time.perf_counter()
+            q = play_out_values(self.engine, positions, bidder, c.value, self.model)
+            own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
+            t2 = time.perf_counter()
+            obs = observations(self.engine, positions, self.blank)
+            gap = float(np.mean(q.max(1) - q[np.arange(len(q)), own]))
+            q = relative_targets(q, own, c.clip)
+            np.savez(self.run_dir / f"iter_{k}.npz", obs=obs, q=q)
+            obs_all.append(obs)
+            q_all.append(q)
+            loss = fit(self.net, np.concatenate(obs_all), np.concatenate(q_all), c, seed)
+            t3 = time.perf_counter()
+            torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
+            self.save_policy()
+            row = {"iteration": k, "positions": int(c.positions), "loss": loss,
+                   "matches_s": t1 - t0, "playouts_s": t2 - t1, "fit_s": t3 - t2,
+                   "mean_best_minus_own": gap}  # fmt: skip
+            history.append(row)
+            print(json.dumps(row), flush=True)
+        return history
+
+    def save_policy(self) -> None:
+        from train.checkpoint import save_policy
+
+        extra = {"play_policy": "heuristic-v1", "bid_q": self.config.to_dict()}
+        if self.blank:
+            extra["blank_fields"] = list(self.blank)
+        save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)
+
+
+def relative_targets(q: np.ndarray, own: np.ndarray, clip: float) -> np.ndarray:
+    """(n, NUM_BIDS) float32: q minus each row's value of bid index `own`, floored at -clip
+    (0: not floored); -inf (illegal) stays."""
+    rel = q - q[np.arange(len(q)), own][:, None]
+    if clip > 0:
+        rel = np.maximum(rel, -clip)
+    return np.where(np.isfinite(q), rel, -np.inf).astype(np.float32)
+
+
+def _match_fields() -> tuple:
+    from agents.neural import MATCH_FIELDS
+
+    return tuple(MATCH_FIELDS)
