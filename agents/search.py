@@ -179,9 +179,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 """The presets. The other seats are inferred to be the policy or heuristic-v1, bids are
 searched, and a searched action replaces the policy's only when it is one standard error
 better (confidence=1): on the tuning deals (seed 111, 60 duplicate matches against
-heuristic-v1) that took the search from 70.0% (models alone) to 83.3%. The exact endgame is
-off: on the tuning deals of seed 101 it lost strength against selfplay.pt (70.8% -> 60.8%).
-See BENCHMARKS.md, "Search bot"."""
+heuristic-v1) the models alone won 70.0%, the bid search at one standard error 80.0%, both
+83.3%. The exact endgame is off: on the tuning deals of seed 101 it lost strength against
+selfplay.pt (70.8% -> 60.8%). See BENCHMARKS.md, "Search bot"."""
 
 
 # -- values of finished play-outs -------------------------------------------------------------
