@@ -533,8 +533,9 @@ def _search_factory(rules: Rules, seed: int, settings: SearchSettings) -> Agent:
 register_agent(
     "search",
     _search_factory,
-    "search over the bundled policy: weighted worlds, policy play-outs valued by the match-win "
-    "estimate, exact endgame, bid search (search, search:strong, search:worlds=N,...)",
+    "search over the bundled policy: worlds weighted by the other seats' inferred models "
+    "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
+    "endgame on request (search, search:strong, search:worlds=N,...)",
     settings=SearchSettings,
     positional="preset",
 )
