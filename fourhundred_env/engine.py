@@ -18,12 +18,15 @@ Actions (see :mod:`fourhundred_env.cards`): 0-51 play a card, 52-64 bid 1..13, 6
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
 from fourhundred_env import kernels as K
+from fourhundred_env._jit import entry_point
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS, action_text
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.records import RecordBatch, array_field
@@ -184,8 +187,26 @@ def sample_legal_actions(
                 f"{NUM_ACTIONS}) int8 or bool"
             )
     out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask, rng.random(mask.shape[0]), empty, out)
+    u = rng.random(mask.shape[0])
+    empty = int(empty)
+    if mask.flags.c_contiguous:
+        key = ("sample_mask", mask.dtype.char)
+        fn = _DIRECT.get(key) or _direct(key, K.sample_mask, mask, u, empty, out)
+        fn(mask, u, empty, out)
+    else:
+        K.sample_mask(mask, u, empty, out)
     return out
+
+
+_DIRECT: dict[tuple[str, ...], Callable[..., Any]] = {}
+"""Entry points of the hot kernels for their usual argument types (see _jit.entry_point): at
+one table numba's dispatch costs as much as the work. Each call site checks the properties
+its key stands for (dtype, contiguity) and otherwise calls through the dispatcher."""
+
+
+def _direct(key: tuple[str, ...], dispatcher: Any, *args: Any) -> Callable[..., Any]:
+    fn = _DIRECT[key] = entry_point(dispatcher, *args)
+    return fn
 
 
 def unpack_sets(sets: np.ndarray, num_bits: int = 64) -> np.ndarray:
@@ -401,7 +422,12 @@ class Engine:
                 f"legal_mask out= of shape {out.shape} and dtype {out.dtype}: expected "
                 f"({records.shape[0]}, {NUM_ACTIONS}) bool or int8"
             )
-        K.legal_mask(records, self._r, out)
+        if records.dtype is State.DTYPE and records.flags.c_contiguous and out.flags.c_contiguous:
+            key = ("legal_mask", out.dtype.char)
+            fn = _DIRECT.get(key) or _direct(key, K.legal_mask, records, self._r, out)
+            fn(records, self._r, out)
+        else:
+            K.legal_mask(records, self._r, out)
         return out
 
     def random_actions(
@@ -447,7 +473,19 @@ class Engine:
             raise FourHundredError(
                 f"active of shape {active.shape} and dtype {active.dtype}: expected ({b},) bool"
             )
-        bad = K.step(records, a, active, validate, self._r)
+        validate = bool(validate)
+        if (
+            records.dtype is State.DTYPE
+            and records.flags.c_contiguous
+            and a.flags.c_contiguous
+            and active.flags.c_contiguous
+        ):
+            fn = _DIRECT.get(("step",)) or _direct(
+                ("step",), K.step, records, a, active, validate, self._r
+            )
+            bad = fn(records, a, active, validate, self._r)
+        else:
+            bad = K.step(records, a, active, validate, self._r)
         if bad >= 0:
             self._illegal(state, a, bad)
         return -1 - bad
