@@ -6,10 +6,18 @@
 Rows (medians of `--repeats` runs of `--seconds`, after a warm-up):
 
 - ``engine-4096`` / ``engine-1``: random legal play with masks, one ``Engine.step`` per
-  decision round: ``legal_mask`` -> a uniformly random legal action per table drawn from the
-  mask (``sample_legal_actions``) -> ``step`` (validated), dealing again after each hand and
-  restarting finished matches. Compared with OpenSpiel Spades: its C++ ``evaluate_bots`` with
-  uniform random bots (B = 4096 row) and its Python loop over C++ states (B = 1 row).
+  decision round: a uniformly random legal action per table drawn from the mask
+  (``sample_legal_actions``) -> ``step`` (validated), which also writes the next mask
+  (``mask_out=``), dealing again after each hand, restarting finished matches and taking the
+  new hands' masks with ``legal_mask``. Compared with OpenSpiel Spades: its C++
+  ``evaluate_bots`` with uniform random bots (B = 4096 row) and its Python loop over C++
+  states (B = 1 row: ``legal_actions``, a draw, ``apply_action``).
+- ``engine-1-calls``: the same at B = 1 with the mask taken by its own ``legal_mask`` call
+  before each decision (three calls a decision, as before ``mask_out``).
+- ``engine-1-floor``: a diagnostic, not a way to use the engine: the ``engine-1`` loop with
+  the draw (``rng.random(1)``) kept but every Python check skipped, the compiled entry points
+  of the sampler and the step called directly. What one table costs with no argument checks
+  at all: the ceiling of any loop that draws with numpy and steps from Python.
 - ``single-heuristic``: ``gym.make("FourHundred-v0", opponents="heuristic")``, the learner at
   seat 0 drawing random legal actions from the observation's mask, learner steps/s (three
   heuristic decisions and one observation per step). Compared with OpenSpiel's
@@ -49,24 +57,56 @@ from env_throughput import aec_step_fn, single_step_fn
 from yardsticks import Step, spiel_cpp_fn, spiel_python_fn, spiel_rl_fn, timed
 
 
-def engine_fn(batch: int, seed: int) -> Step:
+def engine_fn(batch: int, seed: int, mask_out: bool = True) -> Step:
     engine = Engine(Rules())
     rng = np.random.default_rng(seed)
     state = engine.init(batch, seed=seed)
     engine.deal(state)
     next_match = [batch]
+    mask = engine.legal_mask(state)
 
     def step() -> int:
-        mask = engine.legal_mask(state)
+        if not mask_out:
+            engine.legal_mask(state, out=mask)
         actions = sample_legal_actions(mask, rng)
-        if engine.step(state, actions):  # some hands ended
+        if engine.step(state, actions, mask_out=mask if mask_out else None):  # hands ended
             done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
             over = done[state.phase[done] == Phase.MATCH_OVER]
             if over.size:
                 engine.new_match(state, over, np.arange(next_match[0], next_match[0] + over.size))
                 next_match[0] += over.size
             engine.deal(state, done)
+            engine.legal_mask(state, out=mask)
         return batch
+
+    return step
+
+
+def engine_floor_fn(seed: int) -> Step:
+    from fourhundred_env import engine as E  # the private entry points: a diagnostic only
+
+    engine = Engine(Rules())
+    rng = np.random.default_rng(seed)
+    state = engine.init(1, seed=seed)
+    engine.deal(state)
+    next_match = [1]
+    mask = engine.legal_mask(state)
+    engine.step(state, sample_legal_actions(mask, rng), mask_out=mask)  # fills the tables
+    sample, step_fn = E._SAMPLE[mask.dtype], E._STEP[mask.dtype]
+    records, rules = state.records, engine._r
+
+    def step() -> int:
+        actions = np.empty(1, np.int64)
+        sample(mask, rng.random(1), 0, actions)
+        if step_fn(records, actions, E._ALL, True, rules, mask) < -1:  # hands ended
+            done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
+            over = done[state.phase[done] == Phase.MATCH_OVER]
+            if over.size:
+                engine.new_match(state, over, np.arange(next_match[0], next_match[0] + over.size))
+                next_match[0] += over.size
+            engine.deal(state, done)
+            engine.legal_mask(state, out=mask)
+        return 1
 
     return step
 
@@ -101,6 +141,8 @@ def vector_fn(seed: int, dtype: str) -> Step:
 ROWS: dict[str, tuple[Callable[[int], Step], str, str | None, Callable[[int], Step] | None, float]] = {
     "engine-4096": (lambda s: engine_fn(4096, s), "decisions/s", "OpenSpiel Spades C++ evaluate_bots", spiel_cpp_fn, 8.0),
     "engine-1": (lambda s: engine_fn(1, s), "decisions/s", "OpenSpiel Spades Python loop", spiel_python_fn, 2.0),
+    "engine-1-floor": (engine_floor_fn, "decisions/s", "OpenSpiel Spades Python loop", spiel_python_fn, 2.0),
+    "engine-1-calls": (lambda s: engine_fn(1, s, mask_out=False), "decisions/s", "OpenSpiel Spades Python loop", spiel_python_fn, 2.0),
     "single-heuristic": (lambda s: single_step_fn(s, False, opponents="heuristic"), "learner steps/s", "OpenSpiel rl_environment Spades", spiel_rl_fn, 1.0),
     "vector-f32": (lambda s: vector_fn(s, "float32"), "decisions/s", None, None, 0.0),
     "vector-i8": (lambda s: vector_fn(s, "int8"), "decisions/s", None, None, 0.0),

@@ -18,12 +18,15 @@ Actions (see :mod:`fourhundred_env.cards`): 0-51 play a card, 52-64 bid 1..13, 6
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
 from fourhundred_env import kernels as K
+from fourhundred_env._jit import entry_point
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS, action_text
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.records import RecordBatch, array_field
@@ -47,6 +50,7 @@ _INT32 = np.iinfo(np.int32)
 _MASK64 = (1 << 64) - 1
 _ALL = np.zeros(0, bool)  # `active` meaning "every table" to the step kernel
 _NO_HANDS = np.zeros((0, 4), np.uint64)
+_NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)  # `mask_out` meaning "none" to the step kernel
 
 
 @dataclass(eq=False, repr=False)
@@ -183,9 +187,58 @@ def sample_legal_actions(
                 f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
                 f"{NUM_ACTIONS}) int8 or bool"
             )
-    out = np.empty(mask.shape[0], np.int64)
-    K.sample_mask(mask, rng.random(mask.shape[0]), empty, out)
+    b = mask.shape[0]
+    out = np.empty(b, np.int64)
+    u = rng.random(b)
+    if type(empty) is not int:
+        empty = int(empty)
+    if mask.flags.c_contiguous:
+        fn = _SAMPLE.get(mask.dtype) or _direct(
+            _SAMPLE, mask.dtype, K.sample_mask, mask, u, empty, out
+        )
+        fn(mask, u, empty, out)
+    else:
+        K.sample_mask(mask, u, empty, out)
     return out
+
+
+# Entry points of the hot kernels (see _jit.entry_point), by the dtype of their one argument
+# whose dtype varies (the mask): at one table numba's dispatch costs as much as the work.
+# Each call site first makes sure of every other property the entry point was compiled for
+# (dtypes, C order, writeable outputs) and otherwise calls through the dispatcher.
+_LEGAL_MASK: dict[np.dtype, Callable[..., Any]] = {}
+_STEP: dict[np.dtype, Callable[..., Any]] = {}
+_SAMPLE: dict[np.dtype, Callable[..., Any]] = {}
+_I64 = np.dtype(np.int64)
+
+
+def _direct(
+    table: dict[np.dtype, Callable[..., Any]], key: np.dtype, dispatcher: Any, *args: Any
+) -> Callable[..., Any]:
+    """The entry point of `dispatcher` for the types of `args`, remembered in `table` under
+    `key` (the dtype of the mask among them)."""
+    fn = table[key] = entry_point(dispatcher, *args)
+    return fn
+
+
+def _mask_out(out: object, b: int, what: str) -> np.ndarray:
+    """`out` if the kernels can write a (b, 66) mask into it in place: a writeable bool or
+    int8 array of that shape. Anything else is refused in one line naming it."""
+    if (
+        type(out) is np.ndarray
+        and out.shape == (b, NUM_ACTIONS)
+        and out.dtype.char in "?b"
+        and out.flags.writeable
+    ):
+        return out
+    if isinstance(out, np.ndarray):
+        kind = "an array" if out.flags.writeable else "a read-only array"
+        given = f"{kind} of shape {out.shape} and dtype {out.dtype}"
+    else:
+        given = f"a {type(out).__name__}"
+    raise FourHundredError(
+        f"{what} {given}: expected a writeable ({b}, {NUM_ACTIONS}) bool or int8 array"
+    )
 
 
 def unpack_sets(sets: np.ndarray, num_bits: int = 64) -> np.ndarray:
@@ -203,6 +256,9 @@ def _integers(values: object, what: str, low: int, high: int) -> np.ndarray:
     if arr.size and (arr.min() < low or arr.max() > high):
         raise FourHundredError(f"{what}={values!r}: expected integers from {low} to {high}")
     return arr.astype(np.int64)
+
+
+_STATE = State.DTYPE  # the record dtype the direct entry points were compiled for
 
 
 class Engine:
@@ -396,12 +452,15 @@ class Engine:
         records = state.records
         if out is None:
             out = np.empty((records.shape[0], NUM_ACTIONS), np.bool_)
-        elif out.shape != (records.shape[0], NUM_ACTIONS) or out.dtype not in (np.bool_, np.int8):
-            raise FourHundredError(
-                f"legal_mask out= of shape {out.shape} and dtype {out.dtype}: expected "
-                f"({records.shape[0]}, {NUM_ACTIONS}) bool or int8"
+        else:
+            out = _mask_out(out, records.shape[0], "legal_mask out=")
+        if records.dtype is _STATE and records.flags.c_contiguous and out.flags.c_contiguous:
+            fn = _LEGAL_MASK.get(out.dtype) or _direct(
+                _LEGAL_MASK, out.dtype, K.legal_mask, records, self._r, out
             )
-        K.legal_mask(records, self._r, out)
+            fn(records, self._r, out)
+        else:
+            K.legal_mask(records, self._r, out)
         return out
 
     def random_actions(
@@ -424,6 +483,7 @@ class Engine:
         actions: np.ndarray,
         validate: bool = True,
         active: np.ndarray | None = None,
+        mask_out: np.ndarray | None = None,
     ) -> int:
         """Apply one action per table (B,) int; tables with no pending decision ignore theirs.
 
@@ -435,19 +495,38 @@ class Engine:
         kernel safe is checked (a card id while playing, a bid or redeal id while bidding).
         With `active` (B,) bool, the tables where it is False are left as they are and their
         actions ignored.
+
+        With `mask_out`, a (B, 66) bool or int8 array, the step also writes every table's
+        legal mask after it there, exactly what ``legal_mask(state, out=mask_out)`` would
+        write, in the same compiled call: a loop that needs the mask of every decision pays
+        one call per decision instead of two (at one table the calls are most of the cost).
+        An illegal action leaves it as it was, like the state.
         """
         records = state.records
         b = records.shape[0]
         a = actions
-        if type(a) is not np.ndarray or a.dtype != np.int64 or a.shape != (b,):
+        if type(a) is not np.ndarray or a.dtype is not _I64 or a.shape != (b,):
             a = self._coerce_actions(a, b)
+        elif not a.flags.c_contiguous:
+            a = a.copy()
         if active is None:
             active = _ALL
         elif active.shape != (b,) or active.dtype != np.bool_:
             raise FourHundredError(
                 f"active of shape {active.shape} and dtype {active.dtype}: expected ({b},) bool"
             )
-        bad = K.step(records, a, active, validate, self._r)
+        elif not active.flags.c_contiguous:
+            active = active.copy()
+        mask = _NO_MASK if mask_out is None else _mask_out(mask_out, b, "step mask_out=")
+        if validate is not True:
+            validate = bool(validate)
+        if records.dtype is _STATE and records.flags.c_contiguous and mask.flags.c_contiguous:
+            fn = _STEP.get(mask.dtype) or _direct(
+                _STEP, mask.dtype, K.step, records, a, active, validate, self._r, mask
+            )
+            bad = fn(records, a, active, validate, self._r, mask)
+        else:
+            bad = K.step(records, a, active, validate, self._r, mask)
         if bad >= 0:
             self._illegal(state, a, bad)
         return -1 - bad
@@ -457,7 +536,7 @@ class Engine:
         """Actions as a (b,) int64 array; anything else is refused (IllegalActionError)."""
         a = np.asarray(actions)
         if a.shape == (b,) and a.dtype.kind in "iu":
-            return a.astype(np.int64)
+            return np.ascontiguousarray(a, np.int64)
         if a.ndim == 1 and a.dtype.kind in "iu":
             raise IllegalActionError(
                 f"got {a.shape[0]} actions for {b} tables: expected one per table"

@@ -403,12 +403,13 @@ def random_actions(s: np.ndarray, rules: np.ndarray, u: np.ndarray, max_bid: int
 # -- stepping -------------------------------------------------------------------------------
 @kernel
 def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
-         rules: np.ndarray) -> int:  # fmt: skip
+         rules: np.ndarray, mask: np.ndarray) -> int:  # fmt: skip
     """Apply one action per table where `active` (B,) bool (B = 0: all) and a decision is
     pending. First checks every such action (with `validate`, that it is legal; without,
     only that it is a card id while playing and a bid or redeal id while bidding): returns
     the first table whose action fails, changing nothing; else -1 - (the number of tables
-    whose hand ended)."""
+    whose hand ended). `mask` (B, 66) bool or int8, unless it has no rows, receives every
+    table's legal mask after the step (as `legal_mask`)."""
     r = rules[0]
     b = s.shape[0]
     all_active = active.shape[0] == 0
@@ -429,18 +430,19 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
             if (a < 0 or a >= NUM_CARDS) if t["phase"] == PLAY else (a < 52 or a > 65):
                 return i
     ended = 0
+    masks = mask.shape[0] > 0
     for i in range(b):
-        if not (all_active or active[i]):
-            continue
         t = s[i]
-        if t["phase"] == BID:
-            apply_bid(t, actions[i], r)
-        elif t["phase"] == PLAY:
-            apply_card(t, actions[i], r)
-        else:
-            continue
-        if t["phase"] >= HAND_OVER:
-            ended += 1
+        if all_active or active[i]:
+            phase = t["phase"]
+            if phase == BID:
+                apply_bid(t, actions[i], r)
+            elif phase == PLAY:
+                apply_card(t, actions[i], r)
+            if phase <= PLAY and t["phase"] >= HAND_OVER:
+                ended += 1
+        if masks:
+            write_mask(t, r, mask[i])
     return -1 - ended
 
 

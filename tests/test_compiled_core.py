@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fourhundred_env import Engine, FourHundredError, IllegalActionError, Phase, Rules, Table
 from fourhundred_env.engine import State
@@ -40,7 +42,9 @@ for rules in (Rules(), Rules.preset("pagat"), Rules(auto_claim=True, five_to_run
         for dtype in (np.float32, np.int8):
             digest.update(encode_observation(view.select(np.flatnonzero(pending)), dtype=dtype).tobytes())
         digest.update(engine.legal_mask(state).tobytes())
-        engine.step(state, engine.random_actions(state, rng, max_bid=5))
+        after = np.zeros(engine.legal_mask(state).shape, np.int8)
+        engine.step(state, engine.random_actions(state, rng, max_bid=5), mask_out=after)
+        digest.update(after.tobytes())
         digest.update(state.records.tobytes())
         engine.deal(state, state.phase == Phase.HAND_OVER)
         done = np.flatnonzero(state.phase == Phase.MATCH_OVER)
@@ -206,3 +210,115 @@ def test_views_built_by_hand_are_checked_before_a_kernel_indexes_with_them(field
 
     with pytest.raises(FourHundredError, match="not a seat's view"):
         HeuristicAgent(Rules()).act(view)
+
+
+def test_direct_entry_points_and_the_dispatcher_play_the_same_games() -> None:
+    """The engine's hot calls skip numba's dispatch only for the usual argument types; strided
+    actions, strided masks and int8 masks go through the dispatcher. Both paths, mixed at
+    random, play the same games bit for bit as a run that always takes the direct path."""
+    from fourhundred_env.cards import NUM_ACTIONS
+    from fourhundred_env.engine import sample_legal_actions
+
+    def play(unusual: bool) -> bytes:
+        engine = Engine(Rules())
+        state = engine.init(6, seed=11)
+        engine.deal(state)
+        rng = np.random.default_rng(3)
+        pick = np.random.default_rng(4)
+        for _ in range(400):
+            odd = unusual and pick.random() < 0.5
+            if odd:
+                wide = np.zeros((6, 2 * NUM_ACTIONS), np.int8)
+                mask = engine.legal_mask(state, np.zeros((6, NUM_ACTIONS), np.int8))
+                wide[:, ::2] = mask  # a strided (non-contiguous) view of the same mask
+                mask = wide[:, ::2]
+            else:
+                mask = engine.legal_mask(state)
+            actions = sample_legal_actions(mask, rng)
+            if odd:
+                spaced = np.zeros(12, np.int64)
+                spaced[::2] = actions
+                actions = spaced[::2]
+            if engine.step(state, actions):
+                done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
+                over = done[state.phase[done] == Phase.MATCH_OVER]
+                if over.size:
+                    engine.new_match(state, over, over + 100)
+                engine.deal(state, done)
+        return state.records.tobytes()
+
+    assert play(unusual=True) == play(unusual=False)
+
+
+# -- the step that also writes the next mask ------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    batch=st.integers(1, 6),
+    preset=st.sampled_from(["wiki", "pagat", "claim"]),
+    dtype=st.sampled_from([np.bool_, np.int8]),
+)
+def test_step_mask_out_is_the_legal_mask_after_the_step(
+    seed: int, batch: int, preset: str, dtype: type
+) -> None:
+    """`step(..., mask_out=m)` leaves in m exactly what `legal_mask` gives after the step,
+    and plays the same game as a step without it (hypothesis over seeds, batch sizes, rules)."""
+    from fourhundred_env.engine import sample_legal_actions
+
+    rules = Rules(auto_claim=True, five_to_run=True) if preset == "claim" else Rules.preset(preset)
+    engine = Engine(rules)
+    with_mask, without = engine.init(batch, seed=seed), engine.init(batch, seed=seed)
+    engine.deal(with_mask)
+    engine.deal(without)
+    rng = np.random.default_rng(seed)
+    mask = engine.legal_mask(with_mask, np.zeros((batch, 66), dtype))
+    for _ in range(150):
+        actions = sample_legal_actions(mask, rng)
+        assert np.array_equal(engine.legal_mask(without), mask.astype(bool))
+        ended = engine.step(with_mask, actions, mask_out=mask)
+        assert engine.step(without, actions) == ended
+        assert np.array_equal(mask.astype(bool), engine.legal_mask(with_mask))
+        assert with_mask.equals(without)
+        if ended:
+            for state in (with_mask, without):
+                done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
+                over = done[state.phase[done] == Phase.MATCH_OVER]
+                engine.new_match(state, over, over + 100)
+                engine.deal(state, done)
+            engine.legal_mask(with_mask, out=mask)
+
+
+def test_an_illegal_step_leaves_mask_out_as_it_was() -> None:
+    engine, state = _bidding_state()
+    before = state.copy()
+    mask = engine.legal_mask(state)
+    kept = mask.copy()
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        engine.step(state, np.array([0, 0]), mask_out=mask)  # a card while bidding
+    assert np.array_equal(mask, kept)
+    assert state.equals(before)
+
+
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [
+        (np.zeros((2, 65), np.bool_), r"array of shape \(2, 65\) and dtype bool"),
+        (np.zeros((2, 66), np.float32), r"array of shape \(2, 66\) and dtype float32"),
+        (np.broadcast_to(np.zeros(66, np.bool_), (2, 66)), "a read-only array"),
+        ([[0] * 66] * 2, "a list"),
+    ],
+)
+def test_a_mask_out_the_kernel_cannot_write_is_refused_in_one_line(out: object, said: str) -> None:
+    engine, state = _bidding_state()
+    before = state.copy()
+    actions = engine.random_actions(state, np.random.default_rng(0))
+    for call, what in (
+        (lambda: engine.step(state, actions, mask_out=out), "step mask_out="),
+        (lambda: engine.legal_mask(state, out=out), "legal_mask out="),
+    ):
+        with pytest.raises(FourHundredError, match=said) as raised:
+            call()
+        message = str(raised.value)
+        assert message.startswith(what) and "\n" not in message
+        assert "expected a writeable (2, 66) bool or int8 array" in message
+    assert state.equals(before)

@@ -325,7 +325,7 @@ class TableDriver:
         if n < 0:  # an illegal action under illegal_action="raise": nothing changed
             self.engine.step(state, np.where(active, actions, -1), active=active)
             raise AssertionError("unreachable: the engine refuses the action")  # pragma: no cover
-        if illegal.any():
+        if np.count_nonzero(illegal):
             t = np.flatnonzero(illegal)
             seats = actor[t].astype(np.intp)
             seat_rewards[t, seats] += cfg.illegal_penalty

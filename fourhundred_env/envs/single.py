@@ -105,7 +105,7 @@ class FourHundredEnv(gym.Env[ObsDict, np.int64]):
         if self._vec.driver.over[0]:
             raise IllegalActionError("the episode is over: call reset() to start the next one")
         a = np.asarray(action)
-        if a.shape not in ((), (1,)) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape not in ((), (1,)) or a.dtype.kind not in "iu":
             raise IllegalActionError(
                 f"action {action!r}: expected one integer action id 0-{NUM_ACTIONS - 1}"
             )

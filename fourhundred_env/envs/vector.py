@@ -92,11 +92,16 @@ AUTORESET_ACTION = 0
 never gives NaN): the step that restarts the table (NEXT_STEP autoreset) ignores it."""
 
 
-def _add_info(info: dict[str, Any], key: str, value: np.ndarray, mask: np.ndarray) -> None:
+def _add_info(
+    info: dict[str, Any], key: str, value: np.ndarray, mask: np.ndarray | None = None
+) -> None:
     """``info[key] = value`` and Gymnasium's ``info["_" + key] = mask`` (the rows where the
-    value is meaningful), as ``SyncVectorEnv`` gathers its sub-environments' infos: a key
-    whose mask is all False is left out, and rows outside the mask hold zeros."""
-    if mask.any():
+    value is meaningful; None: every row), as ``SyncVectorEnv`` gathers its sub-environments'
+    infos: a key whose mask is all False is left out, and rows outside the mask hold zeros."""
+    if mask is None:
+        info[key] = value
+        info[f"_{key}"] = np.full(value.shape[0], True)
+    elif np.count_nonzero(mask):
         info[key] = value
         info[f"_{key}"] = mask.copy()
 
@@ -179,6 +184,7 @@ class FourHundredVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)
+        self._everywhere = np.ones(self.num_envs, bool)  # `active` at every table (never written)
         self._started = False
         self.copy = bool(copy)
         dtype = np.dtype(self.config.observation_dtype)
@@ -221,11 +227,11 @@ class FourHundredVectorEnv(VectorEnv):
         driver.start(index)
         self._autoreset[index] = False
         self._started = True
-        obs = self._observe()
-        everywhere = np.ones(self.num_envs, bool)
+        seats = driver.obs_seats()
+        obs = self._observe(seats)
         info: dict[str, Any] = {}
-        _add_info(info, "seat", driver.obs_seats(), everywhere)
-        _add_info(info, "seat_rewards", np.zeros((self.num_envs, 4), np.float32), everywhere)
+        _add_info(info, "seat", seats)
+        _add_info(info, "seat_rewards", np.zeros((self.num_envs, 4), np.float32))
         if self.render_mode == "human":
             self.render()
         return obs, info
@@ -243,8 +249,8 @@ class FourHundredVectorEnv(VectorEnv):
             restart = self._autoreset
             active = ~restart
         else:
-            active = np.ones(self.num_envs, bool)
-            if mode is AutoresetMode.DISABLED and driver.over.any():
+            active = self._everywhere
+            if mode is AutoresetMode.DISABLED and np.count_nonzero(driver.over):
                 t = np.flatnonzero(driver.over)
                 raise IllegalActionError(
                     f"tables {t[:8].tolist()}{'...' if t.size > 8 else ''}: the episode is over "
@@ -255,22 +261,21 @@ class FourHundredVectorEnv(VectorEnv):
         terminated = driver.terminated & active  # not the tables restarted at this step
         truncated = driver.truncated & active
         ended = terminated | truncated
-        everywhere = np.ones(self.num_envs, bool)
         info: dict[str, Any] = {}
-        _add_info(info, "seat_rewards", seat_rewards, everywhere)
+        _add_info(info, "seat_rewards", seat_rewards)
         if self.config.illegal_action != "raise":
             _add_info(info, "illegal_action", illegal, active)
         if self.config.episode == "hand":
             _add_info(info, "thrown_in", terminated & driver.state.thrown_in, active)
-        if ended.any():
+        if np.count_nonzero(ended):
             results = _scatter(driver.results(np.flatnonzero(ended)), ended)
             for key, value in results.items():
                 _add_info(info, key, value, ended)
         if mode is AutoresetMode.NEXT_STEP:
-            if restart.any():
+            if np.count_nonzero(restart):
                 driver.start(np.flatnonzero(restart))
             self._autoreset = ended
-        elif mode is AutoresetMode.SAME_STEP and ended.any():
+        elif mode is AutoresetMode.SAME_STEP and np.count_nonzero(ended):
             t = np.flatnonzero(ended)
             final_seats = driver.obs_seats()
             final_obs = {
@@ -284,8 +289,9 @@ class FourHundredVectorEnv(VectorEnv):
             info["final_info"] = {"seat": final_seats, "_seat": ended.copy()}
             info["_final_info"] = ended.copy()
             driver.start(t)
-        _add_info(info, "seat", driver.obs_seats(), everywhere)
-        obs = self._observe()
+        seats = driver.obs_seats()
+        _add_info(info, "seat", seats)
+        obs = self._observe(seats)
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, truncated, info
@@ -346,10 +352,12 @@ class FourHundredVectorEnv(VectorEnv):
         ``deal_sets(0, match_id, hand_index)``; ``Table(seed=0, match_index=id)`` replays them."""
         return self.driver.state.match_id.copy()
 
-    def _observe(self) -> ObsDict:
-        obs, mask = self.driver.observe(out=self._obs_buffer)
+    def _observe(self, seats: np.ndarray) -> ObsDict:
+        """The observations of `seats` (``driver.obs_seats()``) at every table."""
+        obs, mask = self.driver.observe(seats, out=self._obs_buffer)
         over = self.driver.over
-        if over.any():  # a finished table: no decision, so mark the action its restart ignores
+        if np.count_nonzero(over):  # a finished table: no decision, so mark the action
+            # its restart ignores
             mask[over] = 0
             mask[over, AUTORESET_ACTION] = 1
         self._masks = mask
@@ -357,7 +365,7 @@ class FourHundredVectorEnv(VectorEnv):
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise IllegalActionError(
                 f"actions have shape {a.shape} and dtype {a.dtype}: expected ({self.num_envs},) "
                 f"integers, one action id 0-{NUM_ACTIONS - 1} per table"
