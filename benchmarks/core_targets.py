@@ -49,12 +49,25 @@ import numpy as np
 
 import fourhundred_env.envs  # noqa: F401 - registers the Gymnasium ids
 from fourhundred_env import Engine, Phase, Rules
+from fourhundred_env.engine import State
 from fourhundred_env.envs import FourHundredVectorEnv
 from fourhundred_env.envs.vector import sample_legal_actions
 
 sys.path.insert(0, str(Path(__file__).parent))  # the sibling scripts, however this one is run
 from env_throughput import aec_step_fn, single_step_fn
 from yardsticks import Step, spiel_cpp_fn, spiel_python_fn, spiel_rl_fn, timed
+
+
+def next_hands(engine: Engine, state: State, mask: np.ndarray, next_match: list[int]) -> None:
+    """After some hands ended: deal the next ones, restart finished matches (new match ids
+    from `next_match`), and take the new hands' masks."""
+    done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
+    over = done[state.phase[done] == Phase.MATCH_OVER]
+    if over.size:
+        engine.new_match(state, over, np.arange(next_match[0], next_match[0] + over.size))
+        next_match[0] += over.size
+    engine.deal(state, done)
+    engine.legal_mask(state, out=mask)
 
 
 def engine_fn(batch: int, seed: int, mask_out: bool = True) -> Step:
@@ -70,13 +83,7 @@ def engine_fn(batch: int, seed: int, mask_out: bool = True) -> Step:
             engine.legal_mask(state, out=mask)
         actions = sample_legal_actions(mask, rng)
         if engine.step(state, actions, mask_out=mask if mask_out else None):  # hands ended
-            done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
-            over = done[state.phase[done] == Phase.MATCH_OVER]
-            if over.size:
-                engine.new_match(state, over, np.arange(next_match[0], next_match[0] + over.size))
-                next_match[0] += over.size
-            engine.deal(state, done)
-            engine.legal_mask(state, out=mask)
+            next_hands(engine, state, mask, next_match)
         return batch
 
     return step
@@ -99,13 +106,7 @@ def engine_floor_fn(seed: int) -> Step:
         actions = np.empty(1, np.int64)
         sample(mask, rng.random(1), 0, actions)
         if step_fn(records, actions, E._ALL, True, rules, mask) < -1:  # hands ended
-            done = np.flatnonzero(state.phase >= Phase.HAND_OVER)
-            over = done[state.phase[done] == Phase.MATCH_OVER]
-            if over.size:
-                engine.new_match(state, over, np.arange(next_match[0], next_match[0] + over.size))
-                next_match[0] += over.size
-            engine.deal(state, done)
-            engine.legal_mask(state, out=mask)
+            next_hands(engine, state, mask, next_match)
         return 1
 
     return step
