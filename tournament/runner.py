@@ -318,7 +318,7 @@ class LockstepRunner:
         rules: a failed call or an illegal action forfeits the contract at that table and
         plays the lowest legal action instead; a slow call is recorded."""
         state = tables.state
-        view = seat_view(self.engine, state, idx, np.int8(seat), mask)
+        view = seat_view(self.engine, state, idx, np.full(idx.size, seat, np.int8), mask)
         res = self._call(self.agents[side][seat], view, use_alarm)
         k = idx.size
         tables.hand_secs[idx, seat] += res.seconds / k  # a batched call's time split evenly
@@ -332,20 +332,21 @@ class LockstepRunner:
         label = self.pair[side]
         for j in res.failures:
             bad[j] = True
-        for j in np.flatnonzero(bad).tolist():
+        n_bad = np.count_nonzero(bad)
+        for j in np.flatnonzero(bad).tolist() if n_bad else ():
             if j in res.failures:
                 kind, d = res.failures[j]
             else:
                 kind, d = "illegal", detail(j) if callable(detail) else detail
             dt = float(res.move_seconds[j])
             out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
-        if bad.any():
+        if n_bad:
             acts = np.where(bad, np.argmax(view.legal_mask, axis=1), acts)
             t_bad = idx[bad]
             self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
             tables.match_forfeits[t_bad] += 1
         slow = ~bad & (res.move_seconds > self.soft)
-        for j in np.flatnonzero(slow):
+        for j in np.flatnonzero(slow) if np.count_nonzero(slow) else ():
             dt = float(res.move_seconds[j])
             d = f"took {dt:.3f} s (time limit {self.soft} s)"
             out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
@@ -466,12 +467,12 @@ def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarra
             "illegal",
             f"returned {type(result).__name__}: {e}",
         )
-    if arr.shape != (k,) or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool):
+    if arr.shape != (k,) or arr.dtype.kind not in "iub":  # integers (or bools)
         detail = f"returned {arr.dtype} array of shape {arr.shape}: expected ({k},) int64 actions"
         return np.zeros(k, np.int64), np.ones(k, bool), "illegal", detail
     acts = arr.astype(np.int64)
     in_range = (acts >= 0) & (acts < NUM_ACTIONS)
-    ok = in_range & mask[np.arange(k), np.clip(acts, 0, NUM_ACTIONS - 1)]
+    ok = in_range & mask[np.arange(k), np.where(in_range, acts, 0)]
 
     def detail(j: int) -> str:
         a = int(acts[j])
