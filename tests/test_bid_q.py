@@ -89,6 +89,19 @@ def test_a_bid_q_run_is_seeded_resumes_exactly_and_bids_with_neural_bid(tmp_path
     np.testing.assert_array_equal(bids, QBidder(engine, again.net)(state, np.arange(16)))
 
 
+def test_a_window_keeps_only_the_last_iterations_and_resumes_exactly(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=3", "window=1"])
+    BidQTrainer(cfg, tmp_path / "a").train()
+    two = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=2", "window=1"])
+    BidQTrainer(two, tmp_path / "b").train()
+    BidQTrainer(cfg, tmp_path / "b", resume=True).train()
+    every = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=3"])
+    BidQTrainer(every, tmp_path / "c").train()
+    a, b, c = (_weights(tmp_path / x / "policy.pt") for x in "abc")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)  # the window changed the fit
+
+
 def test_without_match_features_the_checkpoint_blanks_them(tmp_path: Path) -> None:
     cfg = load_bid_q_config("configs/bidding_q.yaml",
                             [*TINY, "iterations=1", "match_features=false"])  # fmt: skip
@@ -105,6 +118,7 @@ def test_without_match_features_the_checkpoint_blanks_them(tmp_path: Path) -> No
         ("value=tricks", "value='tricks'"),
         ("clip=-1", "clip=-1.0: expected 0 (none) or more"),
         ("iterations=0", "iterations=0: expected at least 1"),
+        ("window=-1", "window=-1: expected 0 (all iterations) or more"),
     ],
 )
 def test_bad_bid_q_configs_are_one_clear_line(override: str, message: str, capsys) -> None:

@@ -24,7 +24,8 @@ a policy gradient this trains a regression of Q(situation, hand, bid), the value
    choice is not the maximum of noisy play-outs (the winner's curse).
 4. **Iterate.** The next iteration's matches and play-outs use the new bidder for the
    learner's seats (in a match both seats of a team bid with it), and the network is
-   fitted again (warm-started) on the positions of all iterations so far.
+   fitted again (warm-started) on the positions of all iterations so far (or of the last
+   ``window`` iterations: the fit's time and memory then stay bounded).
 
 The network is a PolicyValueNet whose bid logits are the Q-values (in value units, relative
 to the bid made: see ``clip``): greedy ``neural-bid:PATH`` plays it, with ``heuristic-v1``'s
@@ -101,8 +102,11 @@ class BidQConfig:
     """Width of each hidden layer."""
     layers: int = 2
     """Hidden layers."""
+    window: int = 0
+    """Fit on the positions of the last `window` iterations only (0: all so far), so that
+    the fit's time and memory stay bounded however many iterations run."""
     epochs: int = 4
-    """Passes over all positions so far, per iteration."""
+    """Passes over the kept positions, per iteration."""
     batch_size: int = 1024
     """Positions per gradient step."""
     learning_rate: float = 0.001
@@ -122,6 +126,8 @@ class BidQConfig:
                      "epochs", "batch_size", "torch_threads"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        if self.window < 0:
+            raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")
         if self.clip < 0:
             raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
         if not self.learning_rate > 0:
@@ -346,7 +352,8 @@ class BidQTrainer:
         history = []
         start = self._done()
         obs_all, q_all = [], []
-        for k in range(start):
+        first_kept = max(0, start - c.window + 1) if c.window else 0
+        for k in range(first_kept, start):
             with np.load(self.run_dir / f"iter_{k}.npz") as d:
                 obs_all.append(d["obs"])
                 q_all.append(d["q"])
@@ -368,6 +375,8 @@ class BidQTrainer:
             np.savez(self.run_dir / f"iter_{k}.npz", obs=obs, q=q)
             obs_all.append(obs)
             q_all.append(q)
+            if c.window:
+                del obs_all[: -c.window], q_all[: -c.window]
             loss = fit(self.net, np.concatenate(obs_all), np.concatenate(q_all), c, seed)
             t3 = time.perf_counter()
             torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
