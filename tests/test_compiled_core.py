@@ -322,3 +322,19 @@ def test_a_mask_out_the_kernel_cannot_write_is_refused_in_one_line(out: object, 
         assert message.startswith(what) and "\n" not in message
         assert "expected a writeable (2, 66) bool or int8 array" in message
     assert state.equals(before)
+
+
+# -- bit helpers ----------------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(x=st.integers(1, 2**64 - 1), pick=st.integers(0, 63))
+def test_nth_bit_is_the_kth_set_bit(x: int, pick: int) -> None:
+    """The compiled nth_bit (a branch-free binary search) against the list of set bits."""
+    from fourhundred_env import kernels as K
+    from fourhundred_env._jit import nth_bit
+
+    bits = [i for i in range(64) if x >> i & 1]
+    k = pick % len(bits)
+    assert nth_bit(np.uint64(x), k) == bits[k]
+    out = np.empty(1, np.int64)
+    K.select_bits(np.array([x], np.uint64), np.array([k], np.int64), out)  # inside a kernel
+    assert out[0] == bits[k]
