@@ -15,7 +15,11 @@ kernels keep card sets uint64 and counts and indices int64, and never mix them.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -33,7 +37,7 @@ ZERO = np.uint64(0)
 
 def kernel(fn: F) -> F:
     """Compile `fn` in nopython mode, cached on disk; plain Python under NUMBA_DISABLE_JIT."""
-    return njit(cache=True, nogil=True)(fn)  # type: ignore[return-value]
+    return _keyed_on_sources(njit(cache=True, nogil=True)(fn), fn)
 
 
 def entry_point(dispatcher: Any, *args: Any) -> Callable[..., Any]:
@@ -59,7 +63,82 @@ def helper(fn: F) -> F:
     """A function the kernels call, compiled once and cached; LLVM inlines the small ones.
     (Forcing numba to inline every helper into every kernel made the first start after an
     install take 37 s instead of 11 s, for no measurable speed.)"""
-    return njit(cache=True)(fn)  # type: ignore[return-value]
+    return _keyed_on_sources(njit(cache=True)(fn), fn)
+
+
+# -- the disk cache, keyed on every source a compiled function may use --------------------------
+# numba keys a function's cached machine code on its own bytecode and invalidates it when its
+# own file changes, not when a helper or a constant it uses changes in another file: after
+# such an edit the old code would still run. So every kernel's and helper's cache key also
+# holds a hash of its module's source and of every project module that module imports,
+# transitively (a kernel can only use what its module imports). Editing any of them compiles
+# the kernels that may depend on it again, once.
+_PROJECT = ("fourhundred_env", "agents")
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n#]*))|import[ \t]+([\w.]+))",
+    re.M,
+)
+_SALTS: dict[str, str] = {}
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of project module `name`, found from its package's folder without
+    importing anything (None if there is none: `name` is a class or constant, not a module)."""
+    top, *rest = name.split(".")
+    package = sys.modules.get(top)
+    folders = getattr(package, "__path__", None)
+    if not folders:
+        return None
+    base = Path(next(iter(folders))).joinpath(*rest)
+    for path in ((base.parent / f"{base.name}.py") if rest else None, base / "__init__.py"):
+        if path is not None and path.is_file():
+            return path
+    return None
+
+
+def sources_hash(module: str) -> str:
+    """sha256 of the source of `module` and of every project module it imports, transitively."""
+    if module in _SALTS:
+        return _SALTS[module]
+    digest = hashlib.sha256()
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        path = _module_file(name) if name not in seen else None
+        seen.add(name)
+        if path is None:
+            continue
+        text = path.read_bytes()
+        digest.update(name.encode() + b"\0" + text + b"\0")
+        for source, listed, names, plain in _IMPORT.findall(text.decode("utf-8", "replace")):
+            base = source or plain
+            if base.split(".")[0] not in _PROJECT:
+                continue
+            todo.append(base)
+            todo.extend(f"{base}.{n}" for n in re.findall(r"\w+", listed or names))  # submodules
+    _SALTS[module] = digest.hexdigest()
+    return _SALTS[module]
+
+
+def _keyed_on_sources(dispatcher: Any, fn: Callable[..., Any]) -> Any:
+    if JIT:
+        dispatcher._cache = _SourcesCache(fn, sources_hash(fn.__module__))
+    return dispatcher
+
+
+if JIT:
+    from numba.core.caching import FunctionCache
+
+    class _SourcesCache(FunctionCache):  # type: ignore[misc]
+        """numba's disk cache of one function, its entries keyed also on `sources`."""
+
+        def __init__(self, py_func: Callable[..., Any], sources: str) -> None:
+            super().__init__(py_func)
+            self._sources = sources
+
+        def _index_key(self, sig: Any, codegen: Any) -> Any:
+            return (*super()._index_key(sig, codegen), self._sources)
 
 
 if JIT:

@@ -338,3 +338,43 @@ def test_nth_bit_is_the_kth_set_bit(x: int, pick: int) -> None:
     out = np.empty(1, np.int64)
     K.select_bits(np.array([x], np.uint64), np.array([k], np.int64), out)  # inside a kernel
     assert out[0] == bits[k]
+
+
+# -- the disk cache follows the sources a kernel uses -------------------------------------------
+_CACHED_RUN = """
+import numpy as np
+from fourhundred_env import kernels as K
+out = np.empty(1, np.int64)
+K.select_bits(np.array([0b10110], np.uint64), np.array([1], np.int64), out)
+stats = K.select_bits.stats
+print(int(out[0]), stats.cache_hits.total() if hasattr(stats.cache_hits, "total") else sum(stats.cache_hits.values()))
+"""
+
+
+def test_editing_a_helper_in_another_file_recompiles_the_kernels_that_use_it(
+    tmp_path: Path,
+) -> None:
+    """numba alone keys a cached kernel on its own file only: `select_bits` (kernels.py) would
+    keep running the old `nth_bit` (_jit.py) after an edit. The kernels' cache keys also hold
+    a hash of every project source their module imports, so the edit is seen, and an
+    unchanged tree still loads from the cache."""
+    import shutil
+
+    shutil.copytree(ROOT / "fourhundred_env", tmp_path / "fourhundred_env",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "NUMBA_DISABLE_JIT": "0"}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def run() -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", _CACHED_RUN], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+        bit, hits = out.stdout.split()
+        return int(bit), int(hits)
+
+    assert run() == (2, 0)  # the 1st set bit of 0b10110, compiled
+    assert run() == (2, 1)  # loaded from the cache
+    jit = tmp_path / "fourhundred_env" / "_jit.py"
+    text = jit.read_text()
+    assert "    return pos\n" in text
+    jit.write_text(text.replace("    return pos\n", "    return pos + 40\n"))  # a changed helper
+    assert run() == (42, 0)  # compiled again, with the new helper
