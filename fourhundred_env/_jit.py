@@ -71,9 +71,9 @@ def helper(fn: F) -> F:
 # own file changes, not when a helper or a constant it uses changes in another file: after
 # such an edit the old code would still run. So every kernel's and helper's cache key also
 # holds a hash of its module's source and of every project module that module imports,
-# transitively (a kernel can only use what its module imports). Editing any of them compiles
-# the kernels that may depend on it again, once.
-_PROJECT = ("fourhundred_env", "agents")
+# transitively (a kernel can only use what its module imports) within its own top package and
+# this core. Editing any of them compiles the kernels that may depend on it again, once.
+_CORE = __name__.split(".")[0]
 _IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n#]*))|import[ \t]+([\w.]+))",
     re.M,
@@ -97,9 +97,11 @@ def _module_file(name: str) -> Path | None:
 
 
 def sources_hash(module: str) -> str:
-    """sha256 of the source of `module` and of every project module it imports, transitively."""
+    """sha256 of the source of `module` and of every module of its own top package or of the
+    core that it imports, transitively."""
     if module in _SALTS:
         return _SALTS[module]
+    project = {module.split(".")[0], _CORE}
     digest = hashlib.sha256()
     seen: set[str] = set()
     todo = [module]
@@ -113,7 +115,7 @@ def sources_hash(module: str) -> str:
         digest.update(name.encode() + b"\0" + text + b"\0")
         for source, listed, names, plain in _IMPORT.findall(text.decode("utf-8", "replace")):
             base = source or plain
-            if base.split(".")[0] not in _PROJECT:
+            if base.split(".")[0] not in project:
                 continue
             todo.append(base)
             todo.extend(f"{base}.{n}" for n in re.findall(r"\w+", listed or names))  # submodules
@@ -122,6 +124,7 @@ def sources_hash(module: str) -> str:
 
 
 def _keyed_on_sources(dispatcher: Any, fn: Callable[..., Any]) -> Any:
+    """`dispatcher` (numba's, for `fn`) with its disk cache keyed also on `sources_hash`."""
     if JIT:
         dispatcher._cache = _SourcesCache(fn, sources_hash(fn.__module__))
     return dispatcher
