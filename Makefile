@@ -41,3 +41,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info
+	find fourhundred_env agents -name '*.nb[ic]' -delete  # numba's compiled kernels
