@@ -83,6 +83,16 @@ def first_team_wins_many(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.n
         out[j] = first_team_wins(x[j], w1, b1, w2, b2, w3, b3, h1, h2)
 
 
+def matchwin_path(name: str) -> Path:
+    """The weights file a setting names: '' the bundled default (fitted on selfplay.pt's
+    play), an existing file, or the name of a file bundled in agents/pretrained
+    (``matchwin_h1.npz``: fitted on heuristic-v1's play)."""
+    path = Path(name) if name else DEFAULT_PATH
+    if not path.is_file() and not path.is_absolute():
+        path = DEFAULT_PATH.parent / path
+    return path
+
+
 class MatchWin:
     """The fitted estimate (see the module docstring): weights as float32 arrays that the
     search kernels read, and the rules they were fitted under."""

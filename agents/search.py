@@ -49,7 +49,14 @@ import numpy as np
 from agents.base import Agent, view_hash
 from agents.endgame import LEAF_PATTERNS, solve
 from agents.heuristic import HEURISTIC_V1_PARAMS, PARAMS_DTYPE, HeuristicParams, params_record
-from agents.matchwin import MatchWin, first_team_wins, rule_diff, same_game, write_features
+from agents.matchwin import (
+    MatchWin,
+    first_team_wins,
+    matchwin_path,
+    rule_diff,
+    same_game,
+    write_features,
+)
 from agents.policy_playout import NetRunner, PolicyPlayout
 from agents.worlds import (
     MAX_OBSERVED,
@@ -60,7 +67,7 @@ from agents.worlds import (
 )
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import U64, helper, kernel
-from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import ConfigError
@@ -119,6 +126,10 @@ class SearchSettings:
     the worlds scored by then decide."""
     value: Literal["match", "points"] = "match"
     """What a play-out is worth: the match-win estimate after the hand, or the team's points."""
+    matchwin: str = ""
+    """The match-win estimate's weights (value=match): '' the bundled matchwin.npz (fitted
+    on selfplay.pt's play), a file, or a file's name in agents/pretrained
+    (``matchwin_h1.npz``, fitted on heuristic-v1's play)."""
     dtype: Literal["auto", "bfloat16", "float32"] = "auto"
     """Precision of the network (auto: bfloat16 where the CPU has it natively)."""
     models: str | None = None
@@ -127,6 +138,10 @@ class SearchSettings:
     other seat's model is inferred in every world from the actions it was seen to take (a
     uniform prior over the list), and the play-outs play each seat as its most likely
     model in that world (needs weighting=policy)."""
+    own: str = "policy"
+    """Who plays the searching seat itself in its play-outs: `policy`, or one of the scripted
+    bots named in `models`: a search that bids for a scripted card player
+    (``compose:bid=search:models=heuristic-v1,own=heuristic-v1,play=heuristic-v1``)."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -150,6 +165,11 @@ class SearchSettings:
                     f"models={self.models!r}: expected distinct names from "
                     f"{', '.join(['policy', *SCRIPTED_MODELS])} joined by '+'"
                 )
+        models = self.models if self.models is not None else PRESETS[self.preset]["models"]
+        if self.own != "policy" and self.own not in models.split("+"):
+            raise ConfigError(
+                f"own={self.own!r}: expected policy or one of the scripted names in models"
+            )
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
         for name in ("margin", "confidence", "time_per_move"):
@@ -327,6 +347,8 @@ class SearchAgent(Agent):
         if "policy" not in names:
             self.model_prior[0] = -np.inf
         self.modelled = len(names) > 1 or bool(scripted)
+        own = self.settings.own
+        self.own_model = 0 if own == "policy" else 1 + scripted.index(own)
         if self.modelled and not self.weighted:
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")
         self._models: np.ndarray | None = None
@@ -341,7 +363,9 @@ class SearchAgent(Agent):
             )
         self.runner = NetRunner(net, self.settings.dtype)
         self.playout = PolicyPlayout(self.runner, self.engine._r)
-        self.matchwin = MatchWin(rules=None if self.points else self.rules)
+        self.matchwin = MatchWin(
+            matchwin_path(self.settings.matchwin), rules=None if self.points else self.rules
+        )
         self.chunk = 8
         self.last_stats: dict[str, Any] = {}
 
@@ -383,6 +407,33 @@ class SearchAgent(Agent):
             actions[rows] = self._choose(cand, actions[rows], values, mult)
         self.last_stats["seconds"] = time.perf_counter() - t0
         return actions
+
+    def action_values(self, view: SeatView) -> np.ndarray:
+        """(K, 66) float64: every legal action's mean value over the worlds of each view
+        (weighted by how often each was drawn), -inf where illegal. No time budget: every
+        world is scored. Bidding views get `bid_worlds` worlds, card play `worlds`."""
+        legal = view.legal_mask
+        out = np.full(legal.shape, -np.inf)
+        self.last_stats = {"decisions": view.size, "searched": 0, "worlds": 0}
+        playing = view.phase == Phase.PLAY
+        for sel, worlds, pool in ((playing, self.worlds, self.candidates),
+                                  (~playing, self.bid_worlds, self.bid_pool)):  # fmt: skip
+            rows = np.flatnonzero(sel & legal.any(axis=1))
+            if rows.size == 0:
+                continue
+            sub = view.select(rows)
+            n = legal[rows].sum(axis=1)
+            cand = np.full((rows.size, int(n.max())), -1, np.int64)
+            r, a = np.nonzero(legal[rows])
+            cand[r, np.arange(r.size) - np.repeat(np.cumsum(n) - n, n)] = a
+            picks, counts = self._worlds(sub, worlds, pool)
+            values, mult = self._score(sub, cand, picks, counts, pool, np.inf)
+            done = ~np.isnan(values)
+            total = np.where(done, values, 0.0) * mult[:, :, None]
+            mean = total.sum(axis=1) / np.where(done, mult[:, :, None], 0.0).sum(axis=1)
+            ok = cand >= 0
+            out[rows[np.nonzero(ok)[0]], cand[ok]] = mean[ok]
+        return out
 
     def _choose(self, cand: np.ndarray, own: np.ndarray, values: np.ndarray,
                 mult: np.ndarray) -> np.ndarray:  # fmt: skip
@@ -436,7 +487,12 @@ class SearchAgent(Agent):
         m = observed_rows(states.records, viewer, self.engine._r, scratch, vscratch, obs, legal,
                           acts, owners, actors, self.scripted, known)  # fmt: skip
         logw = np.zeros(n)
-        logits = self.runner(obs[:m])[0] if m else None
+        if not m:
+            logits = None
+        elif np.isfinite(self.model_prior[0]):
+            logits = self.runner(obs[:m])[0]
+        else:  # no seat can be the policy: its likelihoods are not needed
+            logits = np.zeros((m, NUM_ACTIONS), np.float32)
         if self.modelled:
             # each seat's likelihood under each model; a world's weight sums over the models
             # (prior-weighted), and each seat plays as its most likely model there
@@ -448,8 +504,11 @@ class SearchAgent(Agent):
             top = joint.max(axis=2)
             logw = (top + np.log(np.exp(joint - top[..., None]).sum(axis=2))).sum(axis=1)
             self._models = np.argmax(joint, axis=2).astype(np.int8)  # ties: the first
-            self._models[np.arange(n), viewer] = 0
-            self.last_stats["scripted_share"] = float((self._models > 0).sum() / (3 * n))
+            self.last_stats["scripted_share"] = float(
+                ((self._models > 0).sum() - (self._models[np.arange(n), viewer] > 0).sum())
+                / (3 * n)
+            )
+            self._models[np.arange(n), viewer] = self.own_model
         elif m:
             add_log_likelihood(logits, legal[:m], acts[:m], owners[:m], self.epsilon, logw)
         logw = logw.reshape(k, pool)

@@ -24,6 +24,7 @@ from train.bid_q import (  # noqa: E402
     play_out_values,
     record_positions,
     relative_targets,
+    world_values,
 )
 from train.matchwin import self_play  # noqa: E402
 
@@ -56,6 +57,33 @@ def test_every_legal_bid_is_played_out_on_the_same_deal() -> None:
     assert (np.abs(q[legal]) <= 100).all()
     pts = play_out_values(engine, pos, QBidder(engine), "team_points", None)
     assert (pts[legal] == np.round(pts[legal])).all()
+
+
+def test_world_values_are_the_bid_search_of_a_heuristic_v1_table(tmp_path: Path) -> None:
+    """worlds=K: each legal bid valued by the search over K worlds with heuristic-v1 at every
+    seat, in percentage points; a run with it is seeded like the others."""
+    from agents.search import SearchAgent, SearchSettings
+
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 24, 5, 8, 200, 0)
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "worlds=3"])
+    q = world_values(engine, pos, cfg, chunk=10)
+    np.testing.assert_array_equal(np.isfinite(q), engine.legal_mask(pos)[:, NUM_CARDS:])
+    search = SearchAgent(
+        engine.rules,
+        cfg.seed,
+        SearchSettings(
+            models="heuristic-v1", own="heuristic-v1", bid_worlds=3, matchwin=cfg.matchwin
+        ),
+    )
+    ref = 100.0 * search.action_values(seat_view(engine, pos))[:, NUM_CARDS:]
+    np.testing.assert_allclose(q, ref.astype(np.float32))
+    cfg = load_bid_q_config("configs/bidding_q.yaml",
+                            [*TINY, "positions=200", "iterations=1", "worlds=2"])  # fmt: skip
+    for run in ("a", "b"):
+        BidQTrainer(cfg, tmp_path / run).train()
+    a, b = (_weights(tmp_path / run / "policy.pt") for run in "ab")
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_relative_targets_subtract_the_own_bid_and_floor() -> None:
@@ -119,6 +147,7 @@ def test_without_match_features_the_checkpoint_blanks_them(tmp_path: Path) -> No
         ("clip=-1", "clip=-1.0: expected 0 (none) or more"),
         ("iterations=0", "iterations=0: expected at least 1"),
         ("window=-1", "window=-1: expected 0 (all iterations) or more"),
+        ("worlds=-2", "worlds=-2: expected 0 (the true deal) or more"),
     ],
 )
 def test_bad_bid_q_configs_are_one_clear_line(override: str, message: str, capsys) -> None:

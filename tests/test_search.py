@@ -143,6 +143,9 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:models=policy+bogus", r"models='policy\+bogus': expected distinct names from"),
         ("search:models=policy+policy", r"models='policy\+policy': expected distinct names"),
         ("search:weighting=uniform,models=heuristic-v1", "needs weighting=policy"),
+        ("search:own=minbid", "own='minbid': expected policy or one of the scripted names"),
+        ("search:models=policy,own=minbid", "own='minbid': expected policy or one of the"),
+        ("search:matchwin=nowhere.npz", "match-win weights '.*nowhere.npz' do not exist"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
@@ -367,3 +370,64 @@ def test_the_match_win_estimate_reads_the_scores() -> None:
     assert p[1] > 0.8 and p[2] < 0.2 and p[3] < p[1] and p[4] < 0.4
     with pytest.raises(FourHundredError, match="fitted under other rules"):
         MatchWin(rules=Rules.preset("pagat"))
+
+
+def _bidding_views(engine: Engine, n: int, seed: int) -> SeatView:
+    """Bids of n fresh hands, after 0 to 3 bids by heuristic-v1."""
+    state = engine.init(n, seed=seed)
+    engine.deal(state)
+    h1 = make_agent("heuristic-v1", engine.rules, seed=0)
+    for k in range(3):
+        live = np.arange(n) % 4 > k  # table j waits at its (j % 4)-th bid
+        engine.step(state, np.where(live, h1.act(seat_view(engine, state)), 0), active=live)
+    assert (state.phase == Phase.BID).all()
+    return seat_view(engine, state)
+
+
+def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
+    """own=heuristic-v1 with models=heuristic-v1: each bid's value is its mean, over the
+    weighted worlds, of the rest of the hand played by heuristic-v1 at every seat (the
+    searching seat included); the search bids the best of them."""
+    from agents.search import playout_values
+
+    view = _bidding_views(engine, 8, seed=23)
+    spec = "search:models=heuristic-v1,own=heuristic-v1,bid_worlds=5,bid_candidates=14,confidence=0,matchwin=matchwin_h1.npz"
+    agent = make_agent(spec, engine.rules, seed=4)
+    values = agent.action_values(view)
+    np.testing.assert_array_equal(np.isfinite(values), view.legal_mask)
+    assert ((values[view.legal_mask] >= 0) & (values[view.legal_mask] <= 1)).all()
+    best = np.argmax(values, axis=1)
+    np.testing.assert_array_equal(agent.act(view), best)
+    # by hand: the same worlds, every seat played by a heuristic-v1 agent
+    picks, counts = agent._worlds(view, agent.bid_worlds, agent.bid_pool)
+    hands = agent._hands
+    h1 = make_agent("heuristic-v1", engine.rules, seed=0)
+    rows, worlds, bids = [], [], []
+    for j in range(view.size):
+        for w in np.flatnonzero(picks[j] >= 0):
+            for b in np.flatnonzero(view.legal_mask[j]):
+                rows.append(j), worlds.append(j * agent.bid_pool + picks[j, w]), bids.append(b)
+    rows = np.array(rows)
+    state = world_state(engine, view, hands[worlds], rows)
+    engine.step(state, np.array(bids))
+    while (state.phase <= Phase.PLAY).any():
+        live = state.phase <= Phase.PLAY
+        acts = np.zeros(state.batch_size, np.int64)
+        acts[live] = h1.act(seat_view(engine, state, index=np.flatnonzero(live)))
+        engine.step(state, acts, active=live)
+    v = np.empty(state.batch_size)
+    playout_values(state.records, np.ascontiguousarray(view.seat[rows], np.int64), False,
+                   *agent.matchwin.weights, v)  # fmt: skip
+    weight = np.array([counts[j, list(picks[j]).index(worlds[i] - j * agent.bid_pool)]
+                       for i, j in enumerate(rows)], np.float64)  # fmt: skip
+    for j in range(view.size):
+        for b in np.flatnonzero(view.legal_mask[j]):
+            k = (rows == j) & (np.array(bids) == b)
+            assert values[j, b] == pytest.approx((weight[k] * v[k]).sum() / weight[k].sum())
+
+
+def test_the_match_win_weights_are_a_setting() -> None:
+    h1 = MatchWin("agents/pretrained/matchwin_h1.npz")
+    agent = make_agent("search:matchwin=matchwin_h1.npz", Rules(), seed=0)
+    np.testing.assert_array_equal(agent.matchwin.w1, h1.w1)
+    assert not np.array_equal(make_agent("search", Rules(), seed=0).matchwin.w1, h1.w1)

@@ -90,6 +90,11 @@ class BidQConfig:
     match_features: bool = True
     """False: the network does not see the match scores and target (blanked, as in the
     agent playing the checkpoint)."""
+    worlds: int = 0
+    """0: each bid is played out once on the position's true deal. K > 0: each bid is valued
+    by its mean over K worlds dealt from the bidding seat's view, weighted by how likely
+    heuristic-v1 makes the bids already seen there (the bid search of ``search``, every seat
+    played by heuristic-v1; agents/search.py): lower-noise targets, slower."""
     iterations: int = 3
     """Rounds of (play matches, play out every bid, fit)."""
     positions: int = 300000
@@ -126,6 +131,8 @@ class BidQConfig:
                      "epochs", "batch_size", "torch_threads"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        if self.worlds < 0:
+            raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
         if self.window < 0:
             raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")
         if self.clip < 0:
@@ -265,6 +272,30 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
     return out
 
 
+def world_values(engine: Engine, positions: State, config: BidQConfig,
+                 chunk: int = 2048) -> np.ndarray:  # fmt: skip
+    """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
+    its mean over `config.worlds` worlds dealt from the bidding seat's view and weighted by
+    heuristic-v1's likelihood of the bids seen, the rest of the hand played by heuristic-v1
+    at every seat, in the units of play_out_values (percentage points of match-win chance,
+    or the team's points; the match-win estimate after the hand, not its change, which is
+    the same once made relative to a bid)."""
+    from agents.search import SearchAgent, SearchSettings
+
+    match = config.value == "match_value"
+    settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",
+                              bid_worlds=config.worlds, value="match" if match else "points",
+                              matchwin=config.matchwin)  # fmt: skip
+    agent = SearchAgent(engine.rules, seed=config.seed, settings=settings)
+    n = positions.batch_size
+    out = np.empty((n, NUM_BIDS), np.float32)
+    for lo in range(0, n, chunk):
+        rows = np.arange(lo, min(n, lo + chunk))
+        v = agent.action_values(seat_view(engine, positions, index=rows))[:, NUM_CARDS:]
+        out[rows] = 100.0 * v if match else v
+    return out
+
+
 def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
     """(n, OBS_SIZE) int8 observations of the bidding seats (blanked fields zero)."""
     from agents.neural import blank_fields
@@ -329,12 +360,9 @@ class BidQTrainer:
             self.net.value_head.bias.zero_()
         self.model = None
         if config.value == "match_value":
-            from agents.matchwin import DEFAULT_PATH, MatchWin
+            from agents.matchwin import MatchWin, matchwin_path
 
-            path = Path(config.matchwin) if config.matchwin else DEFAULT_PATH
-            if not path.is_file() and not path.is_absolute():
-                path = DEFAULT_PATH.parent / path  # a bundled file's name
-            self.model = MatchWin(path, rules=self.rules)
+            self.model = MatchWin(matchwin_path(config.matchwin), rules=self.rules)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not resume:
             save_yaml(config.to_dict(), self.run_dir / "config.yaml")
@@ -366,7 +394,10 @@ class BidQTrainer:
             positions = record_positions(self.engine, bidder, c.positions, seed, c.num_tables,
                                          c.max_hands, 0)  # fmt: skip
             t1 = time.perf_counter()
-            q = play_out_values(self.engine, positions, bidder, c.value, self.model)
+            if c.worlds:
+                q = world_values(self.engine, positions, c)
+            else:
+                q = play_out_values(self.engine, positions, bidder, c.value, self.model)
             own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
             t2 = time.perf_counter()
             obs = observations(self.engine, positions, self.blank)
