@@ -90,7 +90,7 @@ RESAMPLE_SALT = U64(0x51ED2701A3C4B5D9)
 class SearchSettings:
     """``search``, ``search:strong``, ``search:worlds=64,endgame=4`` (settings over a preset)."""
 
-    preset: Literal["default", "strong"] = "default"
+    preset: Literal["default", "strong", "bidder"] = "default"
     """Starting values of every setting left unset (see PRESETS)."""
     model: str = DEFAULT_MODEL
     """Policy checkpoint that plays the play-outs and weights the worlds (a neural: path)."""
@@ -126,7 +126,7 @@ class SearchSettings:
     the worlds scored by then decide."""
     value: Literal["match", "points"] = "match"
     """What a play-out is worth: the match-win estimate after the hand, or the team's points."""
-    matchwin: str = ""
+    matchwin: str | None = None
     """The match-win estimate's weights (value=match): '' the bundled matchwin.npz (fitted
     on selfplay.pt's play), a file, or a file's name in agents/pretrained
     (``matchwin_h1.npz``, fitted on heuristic-v1's play)."""
@@ -138,7 +138,7 @@ class SearchSettings:
     other seat's model is inferred in every world from the actions it was seen to take (a
     uniform prior over the list), and the play-outs play each seat as its most likely
     model in that world (needs weighting=policy)."""
-    own: str = "policy"
+    own: str | None = None
     """Who plays the searching seat itself in its play-outs: `policy`, or one of the scripted
     bots named in `models`: a search that bids for a scripted card player
     (``compose:bid=search:models=heuristic-v1,own=heuristic-v1,play=heuristic-v1``)."""
@@ -165,10 +165,12 @@ class SearchSettings:
                     f"models={self.models!r}: expected distinct names from "
                     f"{', '.join(['policy', *SCRIPTED_MODELS])} joined by '+'"
                 )
-        models = self.models if self.models is not None else PRESETS[self.preset]["models"]
-        if self.own != "policy" and self.own not in models.split("+"):
+        preset = PRESETS.get(self.preset, PRESETS["default"])
+        models = self.models if self.models is not None else preset["models"]
+        own = self.own if self.own is not None else preset["own"]
+        if own != "policy" and own not in models.split("+"):
             raise ConfigError(
-                f"own={self.own!r}: expected policy or one of the scripted names in models"
+                f"own={own!r}: expected policy or one of the scripted names in models ({models})"
             )
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
@@ -191,10 +193,16 @@ class SearchSettings:
 PRESETS: dict[str, dict[str, Any]] = {
     "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
                     bids=True, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
-                    confidence=1.0, time_per_move=0.5, models="policy+heuristic-v1"),
+                    confidence=1.0, time_per_move=0.5, models="policy+heuristic-v1",
+                    own="policy", matchwin=""),
     "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=True, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
-                   confidence=1.0, time_per_move=1.0, models="policy+heuristic-v1"),
+                   confidence=1.0, time_per_move=1.0, models="policy+heuristic-v1",
+                   own="policy", matchwin=""),
+    "bidder": dict(worlds=32, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
+                   bids=True, bid_candidates=14, bid_worlds=512, top_actions=6, margin=0.0,
+                   confidence=0.0, time_per_move=30.0, models="heuristic-v1",
+                   own="heuristic-v1", matchwin="matchwin_h1.npz"),
 }  # fmt: skip
 """The presets. The other seats are inferred to be the policy or heuristic-v1, bids are
 searched, and a searched action replaces the policy's only when it is one standard error
@@ -347,7 +355,7 @@ class SearchAgent(Agent):
         if "policy" not in names:
             self.model_prior[0] = -np.inf
         self.modelled = len(names) > 1 or bool(scripted)
-        own = self.settings.own
+        own = str(c["own"])
         self.own_model = 0 if own == "policy" else 1 + scripted.index(own)
         if self.modelled and not self.weighted:
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")
@@ -364,7 +372,7 @@ class SearchAgent(Agent):
         self.runner = NetRunner(net, self.settings.dtype)
         self.playout = PolicyPlayout(self.runner, self.engine._r)
         self.matchwin = MatchWin(
-            matchwin_path(self.settings.matchwin), rules=None if self.points else self.rules
+            matchwin_path(str(c["matchwin"])), rules=None if self.points else self.rules
         )
         self.chunk = 8
         self.last_stats: dict[str, Any] = {}

@@ -159,6 +159,10 @@ def test_presets_and_overrides() -> None:
     assert strong["worlds"] > 32 and strong["time_per_move"] == 1.0
     mixed = SearchSettings(preset="strong", worlds=8).resolved()
     assert mixed["worlds"] == 8 and mixed["endgame"] == strong["endgame"]
+    bidder = SearchSettings(preset="bidder").resolved()
+    assert bidder["own"] == bidder["models"] == "heuristic-v1"
+    assert bidder["matchwin"] == "matchwin_h1.npz" and bidder["bid_candidates"] == 14
+    assert SearchSettings().resolved()["own"] == "policy"
 
 
 def test_checkpoints_for_other_rules_or_observations_are_refused(tmp_path: Path) -> None:
@@ -391,7 +395,7 @@ def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
     from agents.search import playout_values
 
     view = _bidding_views(engine, 8, seed=23)
-    spec = "search:models=heuristic-v1,own=heuristic-v1,bid_worlds=5,bid_candidates=14,confidence=0,matchwin=matchwin_h1.npz"
+    spec = "search:bidder,bid_worlds=5,candidates=20"
     agent = make_agent(spec, engine.rules, seed=4)
     values = agent.action_values(view)
     np.testing.assert_array_equal(np.isfinite(values), view.legal_mask)
