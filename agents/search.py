@@ -34,7 +34,9 @@ action so far is returned. The budget only binds on a slow or loaded machine; wh
 a decision depends on the machine's speed, not only on the game.
 
 Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
-a move), ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
+a move), ``search:bidder`` (a bidder for heuristic-v1's card play:
+``compose:bid=search:bidder,play=heuristic-v1``; see PRESETS),
+``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
 """
 
 from __future__ import annotations
@@ -209,7 +211,15 @@ searched, and a searched action replaces the policy's only when it is one standa
 better (confidence=1): on the tuning deals (seed 111, 60 duplicate matches against
 heuristic-v1) the models alone won 70.0%, the bid search at one standard error 80.0%, both
 83.3%. The exact endgame is off: on the tuning deals of seed 101 it lost strength against
-selfplay.pt (70.8% -> 60.8%). See BENCHMARKS.md, "Search bot"."""
+selfplay.pt (70.8% -> 60.8%). See BENCHMARKS.md, "Search bot".
+
+``bidder`` searches every legal bid for a seat whose cards heuristic-v1 plays: the other
+seats are taken for heuristic-v1 (their bids weight 8,192 candidate deals, resampled to 512
+worlds), every seat of every play-out is played by heuristic-v1, and a bid is valued by the
+match-win estimate fitted on heuristic-v1's matches; the best mean is bid (confidence=0). The
+budget of 30 s a decision is there not to bind (a decision then never depends on the
+machine). One step of policy improvement over heuristic-v1's bidding, computed at the table:
+see BENCHMARKS.md, "Bidding (issue 20)", fourth round."""
 
 
 # -- values of finished play-outs -------------------------------------------------------------
@@ -318,6 +328,19 @@ def resample(views: np.ndarray, key: np.uint64, logw: np.ndarray, worlds: int,
 
 
 # -- the agent --------------------------------------------------------------------------------
+MAX_DEALS = 1 << 16
+"""Candidate deals weighted at once: views are searched in chunks of MAX_DEALS // pool (the
+worlds of a view do not depend on the views beside it, so chunking changes nothing but the
+memory: a batch of 7,168 bids at 8,192 deals each would need 190 GB at once)."""
+
+
+def _chunks(rows: np.ndarray, pool: int):
+    """rows in consecutive pieces of at most MAX_DEALS // pool (at least 1)."""
+    step = max(1, MAX_DEALS // pool)
+    for lo in range(0, rows.size, step):
+        yield rows[lo : lo + step]
+
+
 class SearchAgent(Agent):
     """See the module docstring."""
 
@@ -402,17 +425,16 @@ class SearchAgent(Agent):
         groups = ((playing, self.worlds, self.candidates),
                   (~playing & self.search_bids, self.bid_worlds, self.bid_pool))  # fmt: skip
         for sel, worlds, pool in groups:
-            rows = np.flatnonzero(searched & sel)
-            if rows.size == 0:
-                continue
-            self.last_stats["searched"] += int(rows.size)
-            cand = np.full((rows.size, int(width[rows].max())), -1, np.int64)
-            for j, k in enumerate(rows):
-                cand[j, : width[k]] = order[k, : width[k]]
-            sub = view.select(rows)
-            picks, counts = self._worlds(sub, worlds, pool)
-            values, mult = self._score(sub, cand, picks, counts, pool, deadline)
-            actions[rows] = self._choose(cand, actions[rows], values, mult)
+            every = np.flatnonzero(searched & sel)
+            self.last_stats["searched"] += int(every.size)
+            for rows in _chunks(every, pool):
+                cand = np.full((rows.size, int(width[rows].max())), -1, np.int64)
+                for j, k in enumerate(rows):
+                    cand[j, : width[k]] = order[k, : width[k]]
+                sub = view.select(rows)
+                picks, counts = self._worlds(sub, worlds, pool)
+                values, mult = self._score(sub, cand, picks, counts, pool, deadline)
+                actions[rows] = self._choose(cand, actions[rows], values, mult)
         self.last_stats["seconds"] = time.perf_counter() - t0
         return actions
 
@@ -426,22 +448,26 @@ class SearchAgent(Agent):
         playing = view.phase == Phase.PLAY
         for sel, worlds, pool in ((playing, self.worlds, self.candidates),
                                   (~playing, self.bid_worlds, self.bid_pool)):  # fmt: skip
-            rows = np.flatnonzero(sel & legal.any(axis=1))
-            if rows.size == 0:
-                continue
-            sub = view.select(rows)
-            n = legal[rows].sum(axis=1)
-            cand = np.full((rows.size, int(n.max())), -1, np.int64)
-            r, a = np.nonzero(legal[rows])
-            cand[r, np.arange(r.size) - np.repeat(np.cumsum(n) - n, n)] = a
-            picks, counts = self._worlds(sub, worlds, pool)
-            values, mult = self._score(sub, cand, picks, counts, pool, np.inf)
-            done = ~np.isnan(values)
-            total = np.where(done, values, 0.0) * mult[:, :, None]
-            mean = total.sum(axis=1) / np.where(done, mult[:, :, None], 0.0).sum(axis=1)
-            ok = cand >= 0
-            out[rows[np.nonzero(ok)[0]], cand[ok]] = mean[ok]
+            for rows in _chunks(np.flatnonzero(sel & legal.any(axis=1)), pool):
+                self._action_values(view, rows, worlds, pool, out)
         return out
+
+    def _action_values(self, view: SeatView, rows: np.ndarray, worlds: int, pool: int,
+                       out: np.ndarray) -> None:  # fmt: skip
+        """`action_values` of the view's rows `rows`, written into out."""
+        legal = view.legal_mask[rows]
+        n = legal.sum(axis=1)
+        cand = np.full((rows.size, int(n.max())), -1, np.int64)
+        r, a = np.nonzero(legal)
+        cand[r, np.arange(r.size) - np.repeat(np.cumsum(n) - n, n)] = a
+        sub = view.select(rows)
+        picks, counts = self._worlds(sub, worlds, pool)
+        values, mult = self._score(sub, cand, picks, counts, pool, np.inf)
+        done = ~np.isnan(values)
+        total = np.where(done, values, 0.0) * mult[:, :, None]
+        mean = total.sum(axis=1) / np.where(done, mult[:, :, None], 0.0).sum(axis=1)
+        ok = cand >= 0
+        out[rows[np.nonzero(ok)[0]], cand[ok]] = mean[ok]
 
     def _choose(self, cand: np.ndarray, own: np.ndarray, values: np.ndarray,
                 mult: np.ndarray) -> np.ndarray:  # fmt: skip

@@ -435,3 +435,16 @@ def test_the_match_win_weights_are_a_setting() -> None:
     agent = make_agent("search:matchwin=matchwin_h1.npz", Rules(), seed=0)
     np.testing.assert_array_equal(agent.matchwin.w1, h1.w1)
     assert not np.array_equal(make_agent("search", Rules(), seed=0).matchwin.w1, h1.w1)
+
+
+def test_views_searched_in_chunks_decide_as_in_one_piece(engine, monkeypatch) -> None:
+    """Large batches are searched a few views at a time (memory); the decisions and values
+    are those of one piece."""
+    import agents.search as search
+
+    view = _bidding_views(engine, 6, seed=29)
+    agent = make_agent("search:bidder,bid_worlds=4,candidates=16", engine.rules, seed=4)
+    whole, values = agent.act(view), agent.action_values(view)
+    monkeypatch.setattr(search, "MAX_DEALS", 2 * agent.bid_pool)  # two views at a time
+    np.testing.assert_array_equal(agent.act(view), whole)
+    np.testing.assert_array_equal(agent.action_values(view), values)
