@@ -628,7 +628,8 @@ register_agent(
     _search_factory,
     "search over the bundled policy: worlds weighted by the other seats' inferred models "
     "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
-    "endgame on request (search, search:strong, search:worlds=N,...)",
+    "endgame on request (search, search:strong, search:worlds=N,...); search:bidder bids "
+    "for heuristic-v1's card play (compose:bid=search:bidder,play=heuristic-v1)",
     settings=SearchSettings,
     positional="preset",
 )
