@@ -167,13 +167,6 @@ class SearchSettings:
                     f"models={self.models!r}: expected distinct names from "
                     f"{', '.join(['policy', *SCRIPTED_MODELS])} joined by '+'"
                 )
-        preset = PRESETS.get(self.preset, PRESETS["default"])
-        models = self.models if self.models is not None else preset["models"]
-        own = self.own if self.own is not None else preset["own"]
-        if own != "policy" and own not in models.split("+"):
-            raise ConfigError(
-                f"own={own!r}: expected policy or one of the scripted names in models ({models})"
-            )
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
         for name in ("margin", "confidence", "time_per_move"):
@@ -379,6 +372,11 @@ class SearchAgent(Agent):
             self.model_prior[0] = -np.inf
         self.modelled = len(names) > 1 or bool(scripted)
         own = str(c["own"])
+        if own != "policy" and own not in scripted:  # names: the models in force
+            raise ConfigError(
+                f"own={own!r}: expected policy or one of the scripted names in models "
+                f"({'+'.join(names)})"
+            )
         self.own_model = 0 if own == "policy" else 1 + scripted.index(own)
         if self.modelled and not self.weighted:
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")

@@ -145,6 +145,10 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:weighting=uniform,models=heuristic-v1", "needs weighting=policy"),
         ("search:own=minbid", "own='minbid': expected policy or one of the scripted names"),
         ("search:models=policy,own=minbid", "own='minbid': expected policy or one of the"),
+        (
+            "search:weighting=uniform,own=heuristic-v1",
+            r"own='heuristic-v1': expected .* \(policy\)",
+        ),
         ("search:matchwin=nowhere.npz", "match-win weights '.*nowhere.npz' do not exist"),
     ],
 )
