@@ -128,6 +128,9 @@ class SearchSettings:
     the worlds scored by then decide."""
     value: Literal["match", "points"] = "match"
     """What a play-out is worth: the match-win estimate after the hand, or the team's points."""
+    per_point: float | None = None
+    """With value=match, added to a play-out's worth per point the team scores in the hand:
+    where the bids' match-win chances are about even, the points decide (0: none)."""
     matchwin: str | None = None
     """The match-win estimate's weights (value=match): '' the bundled matchwin.npz (fitted
     on selfplay.pt's play), a file, or a file's name in agents/pretrained
@@ -169,10 +172,11 @@ class SearchSettings:
                 )
         if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"epsilon={self.epsilon}: expected a probability 0 to 1")
-        for name in ("margin", "confidence", "time_per_move"):
+        for name in ("margin", "confidence", "time_per_move", "per_point"):
             v = getattr(self, name)
             if v is not None and not v >= 0:
-                raise ConfigError(f"{name}={v}: expected 0 or more (a negative budget is none)")
+                why = " (a negative budget is none)" if name == "time_per_move" else ""
+                raise ConfigError(f"{name}={v}: expected 0 or more{why}")
 
     def resolved(self) -> dict[str, Any]:
         """Every setting, the unset ones from the preset."""
@@ -189,15 +193,15 @@ PRESETS: dict[str, dict[str, Any]] = {
     "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
                     bids=True, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
                     confidence=1.0, time_per_move=0.5, models="policy+heuristic-v1",
-                    own="policy", matchwin=""),
+                    own="policy", matchwin="", per_point=0.0),
     "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=True, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
                    confidence=1.0, time_per_move=1.0, models="policy+heuristic-v1",
-                   own="policy", matchwin=""),
+                   own="policy", matchwin="", per_point=0.0),
     "bidder": dict(worlds=32, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=True, bid_candidates=14, bid_worlds=512, top_actions=6, margin=0.0,
                    confidence=0.0, time_per_move=30.0, models="heuristic-v1",
-                   own="heuristic-v1", matchwin="matchwin_h1.npz"),
+                   own="heuristic-v1", matchwin="matchwin_h1.npz", per_point=0.0),
 }  # fmt: skip
 """The presets. The other seats are inferred to be the policy or heuristic-v1, bids are
 searched, and a searched action replaces the policy's only when it is one standard error
@@ -217,41 +221,44 @@ see BENCHMARKS.md, "Bidding (issue 20)", fourth round."""
 
 # -- values of finished play-outs -------------------------------------------------------------
 @helper
-def team_value(t: np.ndarray, seat: int, points: bool, w1: np.ndarray, b1: np.ndarray,
-               w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: float, x: np.ndarray,
-               h1: np.ndarray, h2: np.ndarray) -> float:  # fmt: skip
+def team_value(t: np.ndarray, seat: int, points: bool, per_point: float, w1: np.ndarray,
+               b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: float,
+               x: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> float:  # fmt: skip
     """What the table record t, its hand over, is worth to `seat`'s team: its points in the
-    hand (`points`), else 1 or 0 if the match is over, else the match-win estimate."""
+    hand (`points`), else 1 or 0 if the match is over, else the match-win estimate; plus
+    `per_point` times its points in the hand."""
     team = seat & 1
+    pts = np.float64(t["hand_points"][team] + t["hand_points"][team + 2])
     if points:
-        return np.float64(t["hand_points"][team] + t["hand_points"][team + 2])
+        return pts
     if t["phase"] == K.MATCH_OVER:
-        return 1.0 if t["winner"] == team else 0.0
+        return (1.0 if t["winner"] == team else 0.0) + per_point * pts
     dealer = np.int64(t["dealer"])
     write_features(t["scores"], np.int64(t["target"]), dealer, x)
     p = first_team_wins(x, w1, b1, w2, b2, w3, b3, h1, h2)
-    return p if ((dealer + 1) & 1) == team else 1.0 - p
+    return (p if ((dealer + 1) & 1) == team else 1.0 - p) + per_point * pts
 
 
 @kernel
-def playout_values(s: np.ndarray, seats: np.ndarray, points: bool, w1: np.ndarray,
-                   b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, w3: np.ndarray, b3: float,
-                   out: np.ndarray) -> None:  # fmt: skip
+def playout_values(s: np.ndarray, seats: np.ndarray, points: bool, per_point: float,
+                   w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                   w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
     """out (n,): `team_value` of each finished table of s for seats (n,)."""
     x = np.empty(w1.shape[0], np.float32)
     h1 = np.empty(w1.shape[1], np.float32)
     h2 = np.empty(w2.shape[1], np.float32)
     for j in range(s.shape[0]):
-        out[j] = team_value(s[j], seats[j], points, w1, b1, w2, b2, w3, b3, x, h1, h2)
+        out[j] = team_value(s[j], seats[j], points, per_point, w1, b1, w2, b2, w3, b3, x, h1, h2)
 
 
 @kernel
-def pattern_values(s: np.ndarray, seats: np.ndarray, points: bool, rules: np.ndarray,
-                   w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+def pattern_values(s: np.ndarray, seats: np.ndarray, points: bool, per_point: float,
+                   rules: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
                    w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
     """out (n, 16): for table record j of s (in card play) and seats[j], the value to its team
     of each made/missed pattern of the four contracts (bit s: seat s makes it), as the hand
-    would end: the scores, the end of the match and the match-win estimate after it."""
+    would end: the scores, the end of the match and the match-win estimate after it, plus
+    `per_point` times the team's points (or those points alone, `points`)."""
     r = rules[0]
     x = np.empty(w1.shape[0], np.float32)
     h1 = np.empty(w1.shape[1], np.float32)
@@ -276,11 +283,11 @@ def pattern_values(s: np.ndarray, seats: np.ndarray, points: bool, rules: np.nda
                 continue
             winner, target = K.end_of_game(scores, np.int64(t["target"]), r)
             if winner >= 0:
-                out[j, p] = 1.0 if winner == team else 0.0
+                out[j, p] = (1.0 if winner == team else 0.0) + per_point * pts
             else:
                 write_features(scores, target, dealer, x)
                 v = first_team_wins(x, w1, b1, w2, b2, w3, b3, h1, h2)
-                out[j, p] = v if ((dealer + 1) & 1) == team else 1.0 - v
+                out[j, p] = (v if ((dealer + 1) & 1) == team else 1.0 - v) + per_point * pts
 
 
 @kernel
@@ -360,6 +367,7 @@ class SearchAgent(Agent):
             self.bid_pool = self.bid_worlds
         self.time_per_move = float(c["time_per_move"])
         self.points = self.settings.value == "points"
+        self.per_point = float(c["per_point"])
         names = str(c["models"]).split("+")
         if not self.weighted and self.settings.models is None:
             names = ["policy"]  # the preset's models need weights: uniform worlds go without
@@ -598,8 +606,8 @@ class SearchAgent(Agent):
                     models = np.ascontiguousarray(self._models[world[po[src]]])
                     self.playout.run(branch, models=models, scripted=self.scripted)
                 v = np.empty(branch.batch_size)
-                playout_values(branch.records, seats[po[src]], self.points, *self.matchwin.weights,
-                               v)  # fmt: skip
+                playout_values(branch.records, seats[po[src]], self.points, self.per_point,
+                               *self.matchwin.weights, v)  # fmt: skip
                 vals[po] = 0.0
                 vals[po[src], a] = v
             values[rows, slots] = vals
@@ -613,7 +621,7 @@ class SearchAgent(Agent):
         tables = world_state(self.engine, view, hands)
         out = np.empty((view.size, LEAF_PATTERNS))
         pattern_values(tables.records, np.ascontiguousarray(view.seat, np.int64), self.points,
-                       self.engine._r, *self.matchwin.weights, out)  # fmt: skip
+                       self.per_point, self.engine._r, *self.matchwin.weights, out)  # fmt: skip
         return out
 
 

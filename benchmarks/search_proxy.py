@@ -105,7 +105,7 @@ def true_values(engine, playout, runner, matchwin, state, opponent=None) -> np.n
             engine.step(branch, actions, validate=False, active=live)
     v = np.empty(t.size)
     seats = state.to_play[t].astype(np.int64)
-    playout_values(branch.records, seats, False, *matchwin.weights, v)
+    playout_values(branch.records, seats, False, 0.0, *matchwin.weights, v)
     out = np.full(legal.shape, np.nan)
     out[t, a] = v
     return out

@@ -150,6 +150,7 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
             r"own='heuristic-v1': expected .* \(policy\)",
         ),
         ("search:matchwin=nowhere.npz", "match-win weights '.*nowhere.npz' do not exist"),
+        ("search:per_point=-0.01", "per_point=-0.01: expected 0 or more"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
@@ -424,7 +425,7 @@ def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
         acts[live] = h1.act(seat_view(engine, state, index=np.flatnonzero(live)))
         engine.step(state, acts, active=live)
     v = np.empty(state.batch_size)
-    playout_values(state.records, np.ascontiguousarray(view.seat[rows], np.int64), False,
+    playout_values(state.records, np.ascontiguousarray(view.seat[rows], np.int64), False, 0.0,
                    *agent.matchwin.weights, v)  # fmt: skip
     weight = np.array([counts[j, list(picks[j]).index(worlds[i] - j * agent.bid_pool)]
                        for i, j in enumerate(rows)], np.float64)  # fmt: skip
@@ -439,6 +440,19 @@ def test_the_match_win_weights_are_a_setting() -> None:
     agent = make_agent("search:matchwin=matchwin_h1.npz", Rules(), seed=0)
     np.testing.assert_array_equal(agent.matchwin.w1, h1.w1)
     assert not np.array_equal(make_agent("search", Rules(), seed=0).matchwin.w1, h1.w1)
+
+
+def test_points_add_to_the_match_value_by_per_point(engine) -> None:
+    """per_point=c values a bid at its match-win value plus c times its points (the same
+    worlds: they are drawn from the position)."""
+    view = _bidding_views(engine, 6, seed=31)
+    spec = "search:bidder,bid_worlds=6,candidates=24"
+    match = make_agent(spec, engine.rules, seed=4).action_values(view)
+    points = make_agent(spec + ",value=points", engine.rules, seed=4).action_values(view)
+    both = make_agent(spec + ",per_point=0.01", engine.rules, seed=4).action_values(view)
+    legal = view.legal_mask
+    np.testing.assert_allclose(both[legal], match[legal] + 0.01 * points[legal], atol=1e-9)
+    assert np.abs(points[legal]).max() > 0  # the points are not all zero
 
 
 def test_views_searched_in_chunks_decide_as_in_one_piece(engine, monkeypatch) -> None:
