@@ -167,6 +167,7 @@ def test_presets_and_overrides() -> None:
     bidder = SearchSettings(preset="bidder").resolved()
     assert bidder["own"] == bidder["models"] == "heuristic-v1"
     assert bidder["matchwin"] == "matchwin_h1.npz" and bidder["bid_candidates"] == 14
+    assert bidder["per_point"] > 0 and SearchSettings().resolved()["per_point"] == 0
     assert SearchSettings().resolved()["own"] == "policy"
 
 
@@ -396,7 +397,8 @@ def _bidding_views(engine: Engine, n: int, seed: int) -> SeatView:
 def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
     """own=heuristic-v1 with models=heuristic-v1: each bid's value is its mean, over the
     weighted worlds, of the rest of the hand played by heuristic-v1 at every seat (the
-    searching seat included); the search bids the best of them."""
+    searching seat included; valued as the preset does, points included); the search bids
+    the best of them."""
     from agents.search import playout_values
 
     view = _bidding_views(engine, 8, seed=23)
@@ -404,7 +406,6 @@ def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
     agent = make_agent(spec, engine.rules, seed=4)
     values = agent.action_values(view)
     np.testing.assert_array_equal(np.isfinite(values), view.legal_mask)
-    assert ((values[view.legal_mask] >= 0) & (values[view.legal_mask] <= 1)).all()
     best = np.argmax(values, axis=1)
     np.testing.assert_array_equal(agent.act(view), best)
     # by hand: the same worlds, every seat played by a heuristic-v1 agent
@@ -425,8 +426,8 @@ def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
         acts[live] = h1.act(seat_view(engine, state, index=np.flatnonzero(live)))
         engine.step(state, acts, active=live)
     v = np.empty(state.batch_size)
-    playout_values(state.records, np.ascontiguousarray(view.seat[rows], np.int64), False, 0.0,
-                   *agent.matchwin.weights, v)  # fmt: skip
+    playout_values(state.records, np.ascontiguousarray(view.seat[rows], np.int64), False,
+                   agent.per_point, *agent.matchwin.weights, v)  # fmt: skip
     weight = np.array([counts[j, list(picks[j]).index(worlds[i] - j * agent.bid_pool)]
                        for i, j in enumerate(rows)], np.float64)  # fmt: skip
     for j in range(view.size):
@@ -446,11 +447,12 @@ def test_points_add_to_the_match_value_by_per_point(engine) -> None:
     """per_point=c values a bid at its match-win value plus c times its points (the same
     worlds: they are drawn from the position)."""
     view = _bidding_views(engine, 6, seed=31)
+    legal = view.legal_mask
     spec = "search:bidder,bid_worlds=6,candidates=24"
-    match = make_agent(spec, engine.rules, seed=4).action_values(view)
+    match = make_agent(spec + ",per_point=0", engine.rules, seed=4).action_values(view)
+    assert ((match[legal] >= 0) & (match[legal] <= 1)).all()
     points = make_agent(spec + ",value=points", engine.rules, seed=4).action_values(view)
     both = make_agent(spec + ",per_point=0.01", engine.rules, seed=4).action_values(view)
-    legal = view.legal_mask
     np.testing.assert_allclose(both[legal], match[legal] + 0.01 * points[legal], atol=1e-9)
     assert np.abs(points[legal]).max() > 0  # the points are not all zero
 
