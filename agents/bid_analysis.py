@@ -9,6 +9,10 @@ bids with the bidder, the others with `play`; every card by `play`), and the sea
 its contract made or not, the hand thrown in or not and its team's change of match-win
 estimate (agents/match_value.py) are averaged over the worlds. A neural bidder's value head
 gives its own estimate of the position (one number: the network values positions, not bids).
+A search bidder (``search:bidder``, alone or in a composition) adds its own value of every bid
+(:meth:`agents.search.SearchAgent.action_values`: its worlds weighted by the bids seen, its
+match-win estimate and points weight), the number it bids the best of; it can differ from the
+play-out columns, whose worlds ignore the bids.
 
 :func:`play_hand` plays the hands of a batch of tables to their end with one agent per seat
 for the bids and one for the cards (the bidding benchmark, train/bid_report.py, uses it).
@@ -168,6 +172,7 @@ class BidAnalysis:
     value_change_se: np.ndarray  # (L,)
     value_head: float | None = None  # the network's value of the position, if neural
     value_head_unit: str = ""
+    search_value: np.ndarray | None = None  # (L,) a search bidder's own value of each bid
     notes: list[str] = field(default_factory=list)
 
     def labels(self) -> list[str]:
@@ -185,7 +190,7 @@ class BidAnalysis:
             f"Bidder {self.bidder}; play-outs: {self.worlds} worlds per bid, cards by {self.play}",
             "",
             f"  {'bid':>6} {'policy %':>9} {'points':>15} {'made %':>7} {'thrown %':>8} "
-            f"{'dP(win) pp':>16}",
+            f"{'dP(win) pp':>16}" + (f" {'search':>7}" if self.search_value is not None else ""),
         ]
         best = int(np.argmax(self.value_change))
         for k, label in enumerate(self.labels()):
@@ -196,7 +201,9 @@ class BidAnalysis:
                 f"  {label:>6} {100 * self.probs[k]:9.1f} {self.points[k]:+7.2f} "
                 f"+-{self.points_se[k]:5.2f} {100 * self.made[k]:7.1f} "
                 f"{100 * self.thrown_in[k]:8.1f} {100 * self.value_change[k]:+7.2f} "
-                f"+-{100 * self.value_change_se[k]:5.2f}  {mark}"
+                f"+-{100 * self.value_change_se[k]:5.2f}"
+                + (f" {self.search_value[k]:7.4f}" if self.search_value is not None else "")
+                + f"  {mark}"
             )
         if self.value_head is not None:
             lines += ["", f"  value head: {self.value_head:+.3f} {self.value_head_unit}"]
@@ -204,11 +211,12 @@ class BidAnalysis:
         return "\n".join(lines)
 
 
-def _neural(agent: Any) -> Any:
-    """The NeuralAgent that makes `agent`'s bids, if any (through compositions)."""
+def _bidding(agent: Any, has: tuple[str, ...]) -> Any:
+    """The agent that makes `agent`'s bids (through compositions) if it has the attributes
+    `has`, else None."""
     seen = 0
     while agent is not None and seen < 5:
-        if hasattr(agent, "net") and hasattr(agent, "meta"):
+        if all(hasattr(agent, a) for a in has):
             return agent
         agent = getattr(agent, "bidder", None)
         seen += 1
@@ -277,7 +285,15 @@ def analyse_bid(
         thrown_in=thrown.mean(1), value_change=change.mean(1),
         value_change_se=change.std(1, ddof=1) / np.sqrt(worlds),
     )  # fmt: skip
-    neural = _neural(agent)
+    search = _bidding(agent, ("action_values", "bid_worlds"))
+    if search is not None:
+        out.search_value = search.action_values(view)[0][actions]
+        out.notes.append(
+            f"search: the value the search bidder maximizes, its mean over its own "
+            f"{search.bid_worlds} worlds weighted by the bids seen (match-win estimate after "
+            f"the hand + {search.per_point:g} per point of the team)."
+        )
+    neural = _bidding(agent, ("net", "meta"))
     if neural is not None:
         import torch
 
@@ -300,7 +316,7 @@ def analyse_bid(
             out.value_head = raw
             out.value_head_unit = "(in the network's reward units)"
     out.notes.append(
-        "The worlds ignore what the earlier bids say about the other hands; +- one standard "
-        "error over the worlds."
+        "The play-outs' worlds ignore what the earlier bids say about the other hands; +- one "
+        "standard error over the worlds."
     )
     return out

@@ -141,6 +141,18 @@ def test_compose_bids_as_one_bot_and_plays_as_another() -> None:
     assert saw_bids and saw_cards
 
 
+def test_analyser_shows_what_a_search_bidder_maximizes() -> None:
+    """For a search bidder (here inside a composition) the table has the search's own value
+    of each bid, and the bid it makes is the best of them."""
+    pos = position_from_seed(7, seat=2, scores=(18, 36, 9, 31), dealer=1)
+    spec = "compose:bid=search:bidder,bid_worlds=6,candidates=24,play=heuristic-v1"
+    a = analyse_bid(pos, spec, worlds=4)
+    assert a.search_value is not None and a.search_value.shape == a.actions.shape
+    assert a.actions[int(np.argmax(a.search_value))] == a.chosen
+    assert "search" in a.table().splitlines()[4] and "per point" in a.table()
+    assert analyse_bid(pos, "minbid", worlds=4).search_value is None
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
