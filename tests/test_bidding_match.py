@@ -141,9 +141,11 @@ def test_compose_bids_as_one_bot_and_plays_as_another() -> None:
     assert saw_bids and saw_cards
 
 
-def test_analyser_shows_what_a_search_bidder_maximizes() -> None:
-    """For a search bidder (here inside a composition) the table has the search's own value
-    of each bid, and the bid it makes is the best of them."""
+def test_analyser_shows_what_a_search_bidder_maximizes(tmp_path: Path) -> None:
+    """For a search bidder (here inside a composition) the table and the plot have the
+    search's own value of each bid, and the bid it makes is the best of them."""
+    from train.bid_report import plot_bid_analysis
+
     pos = position_from_seed(7, seat=2, scores=(18, 36, 9, 31), dealer=1)
     spec = "compose:bid=search:bidder,bid_worlds=6,candidates=24,play=heuristic-v1"
     a = analyse_bid(pos, spec, worlds=4)
@@ -151,6 +153,7 @@ def test_analyser_shows_what_a_search_bidder_maximizes() -> None:
     assert a.actions[int(np.argmax(a.search_value))] == a.chosen
     assert "search" in a.table().splitlines()[4] and "per point" in a.table()
     assert analyse_bid(pos, "minbid", worlds=4).search_value is None
+    assert plot_bid_analysis(a, tmp_path / "a.png").stat().st_size > 10_000
 
 
 @pytest.mark.parametrize(

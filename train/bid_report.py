@@ -248,13 +248,15 @@ def format_report(report: dict[str, Any]) -> str:
 def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     """Draw an `agents.bid_analysis.BidAnalysis`: the bidder's probability of each legal bid,
     and each bid's play-out value (the seat's points and its team's match-win change, +-1
-    standard error). Returns the PNG's path."""
+    standard error); for a search bidder also the value it maximizes, each bid's gap to the
+    best. Returns the PNG's path."""
     from tournament.figures import new_figure, save_figure
 
     labels = a.labels()
     y = np.arange(len(labels))
-    fig = new_figure(10.5, 0.5 * len(labels) + 2.0)
-    axes = fig.subplots(1, 3, sharey=True)
+    search = a.search_value is not None
+    fig = new_figure(13.5 if search else 10.5, 0.5 * len(labels) + 2.0)
+    axes = fig.subplots(1, 4 if search else 3, sharey=True)
     colours = ["#c44e52" if act == a.chosen else "#4c72b0" for act in a.actions]
     axes[0].barh(y, 100 * a.probs, color=colours)
     axes[0].set_xlabel("policy probability (%)")
@@ -264,6 +266,12 @@ def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     axes[2].barh(y, 100 * a.value_change, xerr=100 * a.value_change_se, color=colours,
                  ecolor="#444444")  # fmt: skip
     axes[2].set_xlabel("team's match-win change (pp)")
+    if search:  # what the search bidder maximizes, over its own worlds: only the gaps count
+        gaps = 100 * (a.search_value - a.search_value.max())
+        axes[3].barh(y, gaps, color=colours)
+        axes[3].plot(np.zeros(1), y[a.actions == a.chosen], "o", color="#c44e52")
+        axes[3].set_xlim(1.05 * gaps.min() - 0.1, -0.05 * gaps.min() + 0.1)
+        axes[3].set_xlabel("search's own value, minus its best (pp)")
     for ax in axes[1:]:
         ax.axvline(0, color="black", linewidth=0.8)
     for ax in axes:
