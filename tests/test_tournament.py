@@ -340,6 +340,82 @@ def test_a_slow_move_under_the_hard_limit_is_recorded_but_not_forfeited() -> Non
     assert all(out.hands[0][cols.index(f"forfeit{s}")] == 0 for s in range(4))
 
 
+class _FakeClock:
+    """The runner's clock, moved only by agents that say what their moves cost."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class CostlyBidder(RandomAgent):
+    """Plays like `random`; each table it bids at costs `bid_s` seconds on a fake clock (a
+    batched call of k bids costs k times that), its card play nothing. Logs how many tables it
+    bid at in each call."""
+
+    def __init__(self, rules: Rules, seed: int, clock: _FakeClock, bid_s: float) -> None:
+        super().__init__(rules, seed)
+        self.clock, self.bid_s, self.bid_calls = clock, bid_s, []
+
+    def act(self, view: SeatView) -> np.ndarray:
+        n_bid = int(np.count_nonzero(view.phase == 0))
+        if n_bid:
+            self.bid_calls.append(n_bid)
+        self.clock.now += self.bid_s * n_bid
+        return super().act(view)
+
+
+def _costly_run(rules: Rules, bid_s: float, games: int, batch: int, max_hands: int = 2):
+    """(bidders of side 0, rows) of `games` duplicate games of CostlyBidder against random."""
+    clock = _FakeClock()
+    costly = [CostlyBidder(rules, s, clock, bid_s) for s in range(4)]
+    runner, out = _runner([costly, [RandomAgent(rules, 10 + s) for s in range(4)]], rules,
+                          max_hands=max_hands, batch=batch)  # fmt: skip
+    runner.clock = clock
+    runner.run([(m // 2, m % 2) for m in range(games)])
+    return costly, out
+
+
+def _outcomes(rows: list) -> list[tuple]:
+    """Rows without their time columns, in game order."""
+    return sorted(
+        tuple(v for f, v in zip(r._fields, r, strict=True) if "seconds" not in f) for r in rows
+    )
+
+
+def test_a_slow_bidder_at_many_tables_is_judged_by_its_move_not_by_the_batch() -> None:
+    # 64 tables bidding at once at half a second each would take 32 s in one call, past the
+    # 20 s hard limit: the runner asks one table first, then parts of 10 s / 4 / 0.5 s = 5.
+    rules = Rules()
+    costly, out = _costly_run(rules, bid_s=0.5, games=64, batch=64)
+    assert out.events == []
+    calls = [c for a in costly for c in a.bid_calls]
+    assert all(a.bid_calls[0] == 1 for a in costly) and max(calls) == 5
+    assert sum(r.decision_seconds for r in out.matches) > rules.move_hard_limit_s
+    _, quick = _costly_run(rules, bid_s=0.0, games=64, batch=64)  # asked in one piece
+    assert _outcomes(out.hands) == _outcomes(quick.hands)
+    assert _outcomes(out.matches) == _outcomes(quick.matches)
+
+
+def test_after_a_part_passes_the_hard_limit_the_rest_of_the_call_is_not_asked() -> None:
+    rules = Rules()
+    costly, out = _costly_run(rules, bid_s=25.0, games=8, batch=8, max_hands=1)
+    assert all(size == 1 for a in costly for size in a.bid_calls)  # one table a step, timed out
+    assert out.events and {e.kind for e in out.events} == {"timeout"}
+    details = [e.detail for e in out.events]
+    assert sum(d == "took 25.000 s (hard limit 20.0 s)" for d in details) == sum(
+        len(a.bid_calls) for a in costly
+    )
+    assert all(d.startswith("not asked: it passed the hard limit earlier in this call")
+               for d in details if not d.startswith("took"))  # fmt: skip
+    cols = _hand_cols()
+    for h in out.hands:  # every contract of the costly side forfeited (or the hand thrown in)
+        seats = [s for s in range(4) if (s % 2) == h[cols.index("orientation")]]
+        assert h[cols.index("thrown_in")] or all(h[cols.index(f"forfeit{s}")] for s in seats)
+
+
 def test_forfeits_reach_the_database_and_the_report(tmp_path: Path) -> None:
     cfg = _cfg(tmp_path, agents=["test-raising", "random"], matches=1, max_hands=2)
     run_tournament(cfg)

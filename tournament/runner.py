@@ -11,6 +11,14 @@ legal action is played for it, and an event is recorded; calls slower than
 ``move_time_limit_s`` are recorded as slow. A match that reaches `max_hands` hands without a
 winner is stopped and recorded as unfinished (a draw in the ratings).
 
+A call's time is charged to every table in it, each of which waited that long for its move.
+So that a bot is judged by its move and not by its batch (the same on a slow machine as on a
+fast one), an agent slow enough to need it is asked in parts: its first call in each phase
+(bidding, play) asks one table, then parts as large as its time per move says fit in a quarter
+of ``move_time_limit_s``. The bundled agents' moves never depend on which tables share a
+call (tests/test_tournament_resume.py), so for them the parts change times only, never
+results; a bot whose moves do depend on it is not reproducible across batch sizes anyway.
+
 The hard limit is enforced two ways. A bot in its own process (:mod:`agents.process`: a
 ``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
 that long, then killed and restarted; the timeout is recorded and the match goes on, whatever
@@ -130,7 +138,12 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise _MoveTimeout
 
 
-_HAND_OVER, _PLAY, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.PLAY), int(Phase.MATCH_OVER)
+_BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
+_HAND_OVER, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.MATCH_OVER)
+_PART_SHARE = 0.25
+"""A call is cut into parts that the agent's time per move says take at most this share of
+the soft time limit (see LockstepRunner._ask)."""
+_MIN_MOVE_S = 1e-7  # the least time per move believed (a clock may read 0 for a quick call)
 
 
 @dataclass
@@ -186,6 +199,7 @@ class LockstepRunner:
         self.clock = clock
         self.soft = float(rules.move_time_limit_s)
         self.hard = float(rules.move_hard_limit_s)
+        self._per_move: dict[tuple[int, int, bool], float] = {}  # (side, seat, bidding) -> s
 
     # -- one agent call under the conduct rules ---------------------------------------------
     def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
@@ -316,41 +330,104 @@ class LockstepRunner:
     ) -> np.ndarray:  # fmt: skip
         """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
         rules: a failed call or an illegal action forfeits the contract at that table and
-        plays the lowest legal action instead; a slow call is recorded."""
+        plays the lowest legal action instead; a slow call is recorded.
+
+        A call's time is charged to every table in it (each waited that long for its move),
+        so the tables are asked in parts that the agent's time per move, as last seen in
+        that phase, says take at most a quarter of the soft limit (`_next_part`): a bot that
+        takes a fifth of a second to bid is judged by its move, not by the hundred tables it
+        bids at in one step, on a slow machine as on a fast one. After a part passes the
+        hard limit, the rest of the call is charged the same timeout without being asked (a
+        hanging bot costs one hard limit a call, as in one piece). See the module docstring
+        for why the parts change no results."""
         state = tables.state
-        view = seat_view(self.engine, state, idx, np.full(idx.size, seat, np.int8), mask)
-        res = self._call(self.agents[side][seat], view, use_alarm)
+        agent = self.agents[side][seat]
         k = idx.size
-        tables.hand_secs[idx, seat] += res.seconds / k  # a batched call's time split evenly
-        tables.hand_decs[idx, seat] += 1
-        tb = (side, time_bin(res.seconds / k))
-        self._times[tb] = self._times.get(tb, 0) + k
-        if len(res.failures) == k:  # the whole call failed (always so for one in this process)
-            acts, bad, detail = np.zeros(k, np.int64), np.ones(k, bool), None
-        else:
-            acts, bad, _, detail = _check_actions(res.actions, view.legal_mask)
+        bidding = state.phase[idx] == _BID
+        acts = np.zeros(k, np.int64)
+        bad = np.zeros(k, bool)
+        move_s = np.zeros(k)
+        why: dict[int, tuple[str, Any]] = {}  # position -> (kind, detail or detail(j))
+        todo = np.ones(k, bool)
+        while todo.any():
+            part = self._next_part(side, seat, bidding, np.flatnonzero(todo))
+            todo[part] = False
+            n = part.size
+            view = seat_view(self.engine, state, idx[part], np.full(n, seat, np.int8), mask)
+            res = self._call(agent, view, use_alarm)
+            self._learn(side, seat, bidding[part], res.seconds)
+            tables.hand_secs[idx[part], seat] += res.seconds / n  # a part's time split evenly
+            tables.hand_decs[idx[part], seat] += 1
+            tb = (side, time_bin(res.seconds / n))
+            self._times[tb] = self._times.get(tb, 0) + n
+            move_s[part] = res.move_seconds
+            if len(res.failures) == n:  # the whole part failed (always so in this process)
+                got, wrong, detail = np.zeros(n, np.int64), np.ones(n, bool), None
+            else:
+                got, wrong, _, detail = _check_actions(res.actions, view.legal_mask)
+            for j in np.flatnonzero(wrong).tolist():
+                if j not in res.failures:
+                    why[int(part[j])] = ("illegal", detail(j) if callable(detail) else detail)
+            for j, failure in res.failures.items():
+                wrong[j] = True
+                why[int(part[j])] = failure
+            acts[part], bad[part] = got, wrong
+            if len(res.failures) == n and all(f[0] == "timeout" for f in res.failures.values()):
+                rest = np.flatnonzero(todo)
+                note = f"not asked: it passed the hard limit earlier in this call ({res.failures[0][1]})"
+                for j in rest.tolist():
+                    why[j] = ("timeout", note)
+                bad[rest] = True
+                break
         label = self.pair[side]
-        for j in res.failures:
-            bad[j] = True
         n_bad = np.count_nonzero(bad)
         for j in np.flatnonzero(bad).tolist() if n_bad else ():
-            if j in res.failures:
-                kind, d = res.failures[j]
-            else:
-                kind, d = "illegal", detail(j) if callable(detail) else detail
-            dt = float(res.move_seconds[j])
+            kind, d = why[j]
+            dt = float(move_s[j])
             out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
         if n_bad:
-            acts = np.where(bad, np.argmax(view.legal_mask, axis=1), acts)
+            acts = np.where(bad, np.argmax(mask[idx], axis=1), acts)
             t_bad = idx[bad]
             self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
             tables.match_forfeits[t_bad] += 1
-        slow = ~bad & (res.move_seconds > self.soft)
+        slow = ~bad & (move_s > self.soft)
         for j in np.flatnonzero(slow) if np.count_nonzero(slow) else ():
-            dt = float(res.move_seconds[j])
+            dt = float(move_s[j])
             d = f"took {dt:.3f} s (time limit {self.soft} s)"
             out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
         return acts
+
+    def _next_part(self, side: int, seat: int, bidding: np.ndarray, left: np.ndarray) -> np.ndarray:
+        """Positions of the next part of a call (`left`: the positions not asked yet;
+        `bidding`: whether each position's table bids). All of them when the agent's time
+        per move in each phase, as last seen, says they take at most the part budget;
+        otherwise tables of one phase, as many as the budget allows: one while the agent has
+        not been timed in that phase."""
+        budget = self.soft * _PART_SHARE
+        bids = bidding[left]
+        counts = {ph: np.count_nonzero(bids == ph) for ph in (True, False)}
+        phases = [ph for ph, c in counts.items() if c]
+        est = {ph: self._per_move.get((side, seat, ph)) for ph in phases}
+        if None not in est.values() and sum(est[ph] * counts[ph] for ph in phases) <= budget:
+            return left
+        ph = next((p for p in phases if est[p] is None), phases[0])  # an untimed phase first
+        e = est[ph]
+        n = 1 if e is None else max(1, int(budget / e))
+        return left[bids == ph][:n]
+
+    def _learn(self, side: int, seat: int, bidding: np.ndarray, seconds: float) -> None:
+        """Update the agent's time per move from a part of a call (`bidding`: whether each of
+        its tables bids) that took `seconds`: a part of one phase sets that phase's time; a
+        part of both (both were timed before) scales the two by how far off they were."""
+        n_bid = int(np.count_nonzero(bidding))
+        n_play = bidding.size - n_bid
+        if n_play == 0 or n_bid == 0:
+            self._per_move[(side, seat, n_bid > 0)] = max(seconds / bidding.size, _MIN_MOVE_S)
+            return
+        bid_s, play_s = self._per_move[(side, seat, True)], self._per_move[(side, seat, False)]
+        scale = seconds / (bid_s * n_bid + play_s * n_play)
+        self._per_move[(side, seat, True)] = max(bid_s * scale, _MIN_MOVE_S)
+        self._per_move[(side, seat, False)] = max(play_s * scale, _MIN_MOVE_S)
 
     def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
         """Record the hands that just ended at tables `ended` and the games they ended; deal
