@@ -348,36 +348,41 @@ class LockstepRunner:
         bad = np.zeros(k, bool)
         move_s = np.zeros(k)
         why: dict[int, tuple[str, Any]] = {}  # position -> (kind, detail or detail(j))
-        todo = np.ones(k, bool)
-        while todo.any():
-            part = self._next_part(side, seat, bidding, np.flatnonzero(todo))
-            todo[part] = False
+        left = np.arange(k)  # positions not asked yet
+        while left.size:
+            part = self._next_part(side, seat, bidding, left)
+            whole = part is left  # (the usual case: every table in one call)
+            left = left[:0] if whole else np.setdiff1d(left, part, assume_unique=True)
+            at = slice(None) if whole and part.size == k else part
             n = part.size
-            view = seat_view(self.engine, state, idx[part], np.full(n, seat, np.int8), mask)
+            rows = idx[at]
+            view = seat_view(self.engine, state, rows, np.full(n, seat, np.int8), mask)
             res = self._call(agent, view, use_alarm)
-            self._learn(side, seat, bidding[part], res.seconds)
-            tables.hand_secs[idx[part], seat] += res.seconds / n  # a part's time split evenly
-            tables.hand_decs[idx[part], seat] += 1
+            self._learn(side, seat, bidding[at], res.seconds)
+            tables.hand_secs[rows, seat] += res.seconds / n  # a part's time split evenly
+            tables.hand_decs[rows, seat] += 1
             tb = (side, time_bin(res.seconds / n))
             self._times[tb] = self._times.get(tb, 0) + n
-            move_s[part] = res.move_seconds
+            move_s[at] = res.move_seconds
             if len(res.failures) == n:  # the whole part failed (always so in this process)
                 got, wrong, detail = np.zeros(n, np.int64), np.ones(n, bool), None
             else:
                 got, wrong, _, detail = _check_actions(res.actions, view.legal_mask)
+            acts[at], bad[at] = got, wrong
+            if not (wrong.any() or res.failures):
+                continue
             for j in np.flatnonzero(wrong).tolist():
                 if j not in res.failures:
                     why[int(part[j])] = ("illegal", detail(j) if callable(detail) else detail)
             for j, failure in res.failures.items():
-                wrong[j] = True
+                bad[part[j]] = True
                 why[int(part[j])] = failure
-            acts[part], bad[part] = got, wrong
             if len(res.failures) == n and all(f[0] == "timeout" for f in res.failures.values()):
-                rest = np.flatnonzero(todo)
-                note = f"not asked: it passed the hard limit earlier in this call ({res.failures[0][1]})"
-                for j in rest.tolist():
+                first = why[int(part[0])][1]
+                note = f"not asked: it passed the hard limit earlier in this call ({first})"
+                for j in left.tolist():
                     why[j] = ("timeout", note)
-                bad[rest] = True
+                bad[left] = True
                 break
         label = self.pair[side]
         n_bad = np.count_nonzero(bad)
@@ -405,15 +410,16 @@ class LockstepRunner:
         not been timed in that phase."""
         budget = self.soft * _PART_SHARE
         bids = bidding[left]
-        counts = {ph: np.count_nonzero(bids == ph) for ph in (True, False)}
-        phases = [ph for ph, c in counts.items() if c]
-        est = {ph: self._per_move.get((side, seat, ph)) for ph in phases}
-        if None not in est.values() and sum(est[ph] * counts[ph] for ph in phases) <= budget:
+        n_bid = int(np.count_nonzero(bids))
+        n_play = left.size - n_bid
+        e_bid = self._per_move.get((side, seat, True)) if n_bid else 0.0
+        e_play = self._per_move.get((side, seat, False)) if n_play else 0.0
+        if e_bid is not None and e_play is not None and e_bid * n_bid + e_play * n_play <= budget:
             return left
-        ph = next((p for p in phases if est[p] is None), phases[0])  # an untimed phase first
-        e = est[ph]
+        bid = e_bid is None or (e_play is not None and n_bid > 0)  # an untimed phase first
+        e = e_bid if bid else e_play
         n = 1 if e is None else max(1, int(budget / e))
-        return left[bids == ph][:n]
+        return left[bids if bid else ~bids][:n]
 
     def _learn(self, side: int, seat: int, bidding: np.ndarray, seconds: float) -> None:
         """Update the agent's time per move from a part of a call (`bidding`: whether each of
