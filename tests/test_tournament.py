@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+import numba
 import numpy as np
 import pytest
 
@@ -414,6 +415,41 @@ def test_after_a_part_passes_the_hard_limit_the_rest_of_the_call_is_not_asked() 
     for h in out.hands:  # every contract of the costly side forfeited (or the hand thrown in)
         seats = [s for s in range(4) if (s % 2) == h[cols.index("orientation")]]
         assert h[cols.index("thrown_in")] or all(h[cols.index(f"forfeit{s}")] for s in seats)
+
+
+def _numeric_body(x: np.ndarray) -> float:
+    s = 0.0
+    for i in range(x.size):
+        s += np.sin(x[i]) * np.cos(x[i])
+    return np.sort(x)[::-1].sum() + s + np.argsort(x)[0]
+
+
+class CompilingAgent(RandomAgent):
+    """Compiles a numba function of its own at its first call, as a search bot does on a
+    machine whose numba cache is empty, then plays like `random`."""
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        super().__init__(rules, seed)
+        self.compile_s: float | None = None
+
+    def act(self, view: SeatView) -> np.ndarray:
+        if self.compile_s is None:
+            t0 = time.perf_counter()
+            numba.njit(cache=False)(_numeric_body)(np.arange(10.0))  # a new dispatcher
+            self.compile_s = time.perf_counter() - t0
+        return super().act(view)
+
+
+def test_compiling_is_not_a_moves_time_and_is_not_interrupted() -> None:
+    rules = Rules(move_time_limit_s=0.01, move_hard_limit_s=0.05)
+    compilers = [CompilingAgent(rules, s) for s in range(4)]
+    runner, out = _runner([compilers, [RandomAgent(rules, 10 + s) for s in range(4)]], rules,
+                          max_hands=1, batch=1)  # fmt: skip
+    runner.run([(0, 0)])
+    took = [a.compile_s for a in compilers if a.compile_s is not None]
+    assert took and min(took) > rules.move_hard_limit_s  # each would have been a forfeit
+    assert out.events == []
+    assert all(h.seconds0 + h.seconds2 < rules.move_hard_limit_s for h in out.hands)
 
 
 def test_forfeits_reach_the_database_and_the_report(tmp_path: Path) -> None:

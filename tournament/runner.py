@@ -2,8 +2,8 @@
 
 Each seat of each side is served by its own agent instance (8 per job), which only ever sees
 :class:`~fourhundred_env.view.SeatView` s of its seat. At each step every instance gets one
-batched call for the tables where its seat is to act; finished matches are replaced by the
-job's next game.
+batched call for the tables where its seat is to act (or a few parts of it, below); finished
+matches are replaced by the job's next game.
 
 Conduct (RULES.md): a call that raises, exceeds ``move_hard_limit_s`` or returns an illegal
 action has the seat's contract scored as missed at those tables (`Engine.forfeit`), the lowest
@@ -18,6 +18,10 @@ fast one), an agent slow enough to need it is asked in parts: its first call in 
 of ``move_time_limit_s``. The bundled agents' moves never depend on which tables share a
 call (tests/test_tournament_resume.py), so for them the parts change times only, never
 results; a bot whose moves do depend on it is not reproducible across batch sizes anyway.
+
+Numba compiling inside a call of a bot in this process (a search bot's first bid compiles its
+play-outs: 15 s with an empty cache) is not counted as the move's time, as a bot process's start
+is not, and the hard limit's alarm waits while it lasts (:class:`_CompileTime`).
 
 The hard limit is enforced two ways. A bot in its own process (:mod:`agents.process`: a
 ``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
@@ -42,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba.core import event as numba_event
 
 from agents.base import Agent
 from agents.isolated import IsolatedAgent
@@ -138,6 +143,48 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise _MoveTimeout
 
 
+class _CompileTime(numba_event.Listener):
+    """Numba compiling, or loading compiled code from its cache, inside an agent call of the
+    runner's thread (numba's compiler-lock events, which cover both): that is not the move's
+    time, as starting a bot's process is not, and the hard limit's alarm is paused while it
+    lasts, so that it never interrupts the compiler. A search bot's first bid compiles its
+    play-outs for 15 s on a machine with an empty cache."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.thread: int | None = None  # the thread of the call being timed, None between
+        self.alarm = False
+        self.depth = 0
+        self.seconds = 0.0  # compiling in the call being timed (or the last one)
+        self._t0 = 0.0
+        self._left = 0.0
+
+    def start(self, alarm: bool) -> None:
+        self.thread, self.alarm, self.depth, self.seconds = threading.get_ident(), alarm, 0, 0.0
+
+    def stop(self) -> None:
+        self.thread = None
+
+    def on_start(self, event: object) -> None:
+        if self.thread != threading.get_ident():
+            return
+        if self.depth == 0:
+            self._t0 = self.clock()
+            if self.alarm:  # paused: the seconds it had left are given back at the end
+                self._left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+        self.depth += 1
+
+    def on_end(self, event: object) -> None:
+        if self.thread != threading.get_ident() or self.depth == 0:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self.seconds += self.clock() - self._t0
+            if self.alarm and self._left > 0:
+                signal.setitimer(signal.ITIMER_REAL, self._left)
+
+
+_COMPILING = "numba:compiler_lock"
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 _HAND_OVER, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.MATCH_OVER)
 _PART_SHARE = 0.25
@@ -200,6 +247,7 @@ class LockstepRunner:
         self.soft = float(rules.move_time_limit_s)
         self.hard = float(rules.move_hard_limit_s)
         self._per_move: dict[tuple[int, int, bool], float] = {}  # (side, seat, bidding) -> s
+        self._compiling = _CompileTime(clock)
 
     # -- one agent call under the conduct rules ---------------------------------------------
     def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
@@ -216,7 +264,9 @@ class LockstepRunner:
         self, agent: Agent, view: SeatView, use_alarm: bool
     ) -> tuple[Any, float, str | None, str]:
         """(output, seconds, failure kind or None, detail) of a call in this process."""
+        compiling = self._compiling
         t0 = self.clock()
+        compiling.start(use_alarm)
         try:
             if use_alarm:
                 signal.setitimer(signal.ITIMER_REAL, self.hard)
@@ -225,13 +275,14 @@ class LockstepRunner:
             finally:
                 if use_alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
+                compiling.stop()
         except _MoveTimeout:
-            dt = self.clock() - t0
+            dt = self.clock() - t0 - compiling.seconds
             return None, dt, "timeout", f"interrupted after {dt:.3f} s (hard limit {self.hard} s)"
         except Exception as e:
-            dt = self.clock() - t0
+            dt = self.clock() - t0 - compiling.seconds
             return None, dt, "error", f"raised {type(e).__name__}: {e}"[:500]
-        dt = self.clock() - t0
+        dt = self.clock() - t0 - compiling.seconds
         if dt > self.hard:
             return None, dt, "timeout", f"took {dt:.3f} s (hard limit {self.hard} s)"
         return out, dt, None, ""
@@ -249,9 +300,11 @@ class LockstepRunner:
             hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
         )
         old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
+        numba_event.register(_COMPILING, self._compiling)
         try:
             yield from self._run(list(games), use_alarm)
         finally:
+            numba_event.unregister(_COMPILING, self._compiling)
             if use_alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old)
