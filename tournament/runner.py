@@ -14,8 +14,9 @@ winner is stopped and recorded as unfinished (a draw in the ratings).
 A call's time is charged to every table in it, each of which waited that long for its move.
 So that a bot is judged by its move and not by its batch (the same on a slow machine as on a
 fast one), an agent slow enough to need it is asked in parts: its first call in each phase
-(bidding, play) asks one table, then parts as large as its time per move says fit in a quarter
-of ``move_time_limit_s``. The bundled agents' moves never depend on which tables share a
+(bidding, play) asks one table, then parts as large as its time per move in that phase says fit
+in a quarter of ``move_time_limit_s``, and never more than twice the largest part before. A
+fast agent reaches a call for all its tables within a few calls. The bundled agents' moves never depend on which tables share a
 call (tests/test_tournament_resume.py), so for them the parts change times only, never
 results; a bot whose moves do depend on it is not reproducible across batch sizes anyway.
 
@@ -246,8 +247,12 @@ class LockstepRunner:
         self.clock = clock
         self.soft = float(rules.move_time_limit_s)
         self.hard = float(rules.move_hard_limit_s)
-        self._per_move: dict[tuple[int, int, bool], float] = {}  # (side, seat, bidding) -> s
-        self._compiling = _CompileTime(clock)
+        # how to cut calls into parts (see _ask), by (side, seat, bidding) and (side, seat):
+        self._per_move: dict[tuple[int, int, bool], float] = {}  # seconds per move, smoothed
+        self._largest: dict[tuple[int, int, bool], int] = {}  # most tables in one part so far
+        self._apart: set[tuple[int, int]] = set()  # agents asked phase by phase
+        self._whole: dict[tuple[int, int], int] = {}  # tables a call may have to go whole
+        self._compiling = _CompileTime(lambda: self.clock())  # (the runner's clock, if replaced)
 
     # -- one agent call under the conduct rules ---------------------------------------------
     def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
@@ -386,7 +391,7 @@ class LockstepRunner:
         plays the lowest legal action instead; a slow call is recorded.
 
         A call's time is charged to every table in it (each waited that long for its move),
-        so the tables are asked in parts that the agent's time per move, as last seen in
+        so the tables are asked in parts that the agent's time per move, as seen so far in
         that phase, says take at most a quarter of the soft limit (`_next_part`): a bot that
         takes a fifth of a second to bid is judged by its move, not by the hundred tables it
         bids at in one step, on a slow machine as on a fast one. After a part passes the
@@ -403,7 +408,7 @@ class LockstepRunner:
         why: dict[int, tuple[str, Any]] = {}  # position -> (kind, detail or detail(j))
         left = np.arange(k)  # positions not asked yet
         while left.size:
-            part = self._next_part(side, seat, bidding, left)
+            part, quick = self._next_part(side, seat, bidding, left)
             whole = part is left  # (the usual case: every table in one call)
             left = left[:0] if whole else np.setdiff1d(left, part, assume_unique=True)
             at = slice(None) if whole and part.size == k else part
@@ -411,7 +416,8 @@ class LockstepRunner:
             rows = idx[at]
             view = seat_view(self.engine, state, rows, np.full(n, seat, np.int8), mask)
             res = self._call(agent, view, use_alarm)
-            self._learn(side, seat, bidding[at], res.seconds)
+            if not quick or res.seconds * 16 > self.soft * _PART_SHARE:
+                self._learn(side, seat, bidding[at], res.seconds)
             tables.hand_secs[rows, seat] += res.seconds / n  # a part's time split evenly
             tables.hand_decs[rows, seat] += 1
             tb = (side, time_bin(res.seconds / n))
@@ -455,38 +461,66 @@ class LockstepRunner:
             out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
         return acts
 
-    def _next_part(self, side: int, seat: int, bidding: np.ndarray, left: np.ndarray) -> np.ndarray:
-        """Positions of the next part of a call (`left`: the positions not asked yet;
-        `bidding`: whether each position's table bids). All of them when the agent's time
-        per move in each phase, as last seen, says they take at most the part budget;
-        otherwise tables of one phase, as many as the budget allows: one while the agent has
-        not been timed in that phase."""
-        budget = self.soft * _PART_SHARE
+    def _next_part(
+        self, side: int, seat: int, bidding: np.ndarray, left: np.ndarray
+    ) -> tuple[np.ndarray, bool]:
+        """(positions, quick) of the next part of a call (`left`: the positions not asked yet;
+        `bidding`: whether each position's table bids): all of them when each phase's tables
+        fit in a part and their time together fits in the budget (unless the agent is asked
+        phase by phase); otherwise as many tables of one phase, bidding first, as fit.
+        `quick`: all of them, and so few that they fit whatever their phases (the usual case
+        of a fast agent, decided without looking at the phases)."""
+        if left.size <= self._whole.get((side, seat), 0):
+            return left, True
         bids = bidding[left]
         n_bid = int(np.count_nonzero(bids))
         n_play = left.size - n_bid
-        e_bid = self._per_move.get((side, seat, True)) if n_bid else 0.0
-        e_play = self._per_move.get((side, seat, False)) if n_play else 0.0
-        if e_bid is not None and e_play is not None and e_bid * n_bid + e_play * n_play <= budget:
-            return left
-        bid = e_bid is None or (e_play is not None and n_bid > 0)  # an untimed phase first
-        e = e_bid if bid else e_play
-        n = 1 if e is None else max(1, int(budget / e))
-        return left[bids if bid else ~bids][:n]
+        room_bid = self._room(side, seat, True) if n_bid else 0
+        room_play = self._room(side, seat, False) if n_play else 0
+        if (
+            n_bid <= room_bid
+            and n_play <= room_play
+            and (n_bid == 0 or n_play == 0 or (side, seat) not in self._apart)
+            and n_bid * self._per_move.get((side, seat, True), 0.0)
+            + n_play * self._per_move.get((side, seat, False), 0.0)
+            <= self.soft * _PART_SHARE
+        ):
+            return left, False
+        if n_bid:
+            return left[bids][:room_bid], False
+        return left[~bids][:room_play], False
+
+    def _room(self, side: int, seat: int, bid: bool) -> int:
+        """How many tables of a phase the agent is asked at in one part: as many as its time
+        per move in that phase says take at most the budget, and at most twice as many as it
+        has been asked at in one part before (one, the first time), so that one quick move
+        does not open the door to a whole batch of slow ones."""
+        e = self._per_move.get((side, seat, bid))
+        if e is None:
+            return 1
+        return max(1, min(2 * self._largest[(side, seat, bid)], int(self.soft * _PART_SHARE / e)))
 
     def _learn(self, side: int, seat: int, bidding: np.ndarray, seconds: float) -> None:
         """Update the agent's time per move from a part of a call (`bidding`: whether each of
-        its tables bids) that took `seconds`: a part of one phase sets that phase's time; a
-        part of both (both were timed before) scales the two by how far off they were."""
+        its tables bids) that took `seconds`: a part of one phase moves that phase's time
+        halfway to the part's; a part of both phases that passed the budget has the agent
+        asked phase by phase from then on (its time cannot be told apart by phase)."""
+        n = bidding.size
         n_bid = int(np.count_nonzero(bidding))
-        n_play = bidding.size - n_bid
-        if n_play == 0 or n_bid == 0:
-            self._per_move[(side, seat, n_bid > 0)] = max(seconds / bidding.size, _MIN_MOVE_S)
+        if 0 < n_bid < n:
+            if seconds > self.soft * _PART_SHARE:
+                self._apart.add((side, seat))
+                self._whole[(side, seat)] = 0
             return
-        bid_s, play_s = self._per_move[(side, seat, True)], self._per_move[(side, seat, False)]
-        scale = seconds / (bid_s * n_bid + play_s * n_play)
-        self._per_move[(side, seat, True)] = max(bid_s * scale, _MIN_MOVE_S)
-        self._per_move[(side, seat, False)] = max(play_s * scale, _MIN_MOVE_S)
+        key = (side, seat, n_bid > 0)
+        x = max(seconds / n, _MIN_MOVE_S)
+        e = self._per_move.get(key)
+        self._per_move[key] = x if e is None else 0.5 * (e + x)
+        self._largest[key] = max(self._largest.get(key, 0), n)
+        both = (side, seat, True) in self._per_move and (side, seat, False) in self._per_move
+        if both and (side, seat) not in self._apart:  # a call this small goes whole
+            self._whole[(side, seat)] = min(self._room(side, seat, True),
+                                            self._room(side, seat, False))  # fmt: skip
 
     def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
         """Record the hands that just ended at tables `ended` and the games they ended; deal
