@@ -156,6 +156,18 @@ def test_analyser_shows_what_a_search_bidder_maximizes(tmp_path: Path) -> None:
     assert plot_bid_analysis(a, tmp_path / "a.png").stat().st_size > 10_000
 
 
+def test_the_plot_title_wraps_a_long_spec_after_commas_and_cuts_it_visibly() -> None:
+    from train.bid_report import _wrap_spec
+
+    spec = ("compose:bid=search:bidder,bid_worlds=6,candidates=24,per_point=0.003,"
+            "own=heuristic-v1,matchwin=matchwin_h1.npz,play=heuristic-v1")  # fmt: skip
+    lines = _wrap_spec(spec).split("\n")
+    assert len(lines) == 2 and lines[0].endswith(",") and "".join(lines) == spec
+    assert _wrap_spec("heuristic-v1") == "heuristic-v1"
+    long = _wrap_spec("x" * 250).split("\n")
+    assert len(long) == 2 and all(len(x) == 100 for x in long) and long[1].endswith("…")
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

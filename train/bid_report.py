@@ -245,6 +245,19 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _wrap_spec(spec: str, width: int = 100, lines: int = 2) -> str:
+    """An agent spec on at most `lines` lines of `width` characters, broken after commas
+    where it can be (it has no spaces), "…" at the end of the last line if it is longer."""
+    out: list[str] = []
+    while spec and len(out) < lines:
+        cut = len(spec) if len(spec) <= width else spec.rfind(",", 0, width) + 1 or width
+        out.append(spec[:cut])
+        spec = spec[cut:]
+    if spec:
+        out[-1] = out[-1][: width - 1] + "…"
+    return "\n".join(out)
+
+
 def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     """Draw an `agents.bid_analysis.BidAnalysis`: the bidder's probability of each legal bid,
     and each bid's play-out value (the seat's points and its team's match-win change, +-1
@@ -283,7 +296,7 @@ def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     from fourhundred_env.cards import hand_text
 
     fig.suptitle(
-        f"{a.bidder[:70]}\nseat {pos.seat}, dealer {pos.dealer}, scores {list(pos.scores)}, "
+        f"{_wrap_spec(a.bidder)}\nseat {pos.seat}, dealer {pos.dealer}, scores {list(pos.scores)}, "
         f"bids so far {list(pos.bids) or 'none'}; hand {hand_text(pos.hands[pos.seat])}\n"
         f"red: the bid it makes; {a.worlds} worlds per bid, cards by {a.play}",
         fontsize=9,
