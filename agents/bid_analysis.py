@@ -7,8 +7,10 @@ what it has seen (agents/pimc.py's `determinize`; the deals ignore what the earl
 the bid is made in every world, the rest of the hand is played out (the bidder's partnership
 bids with the bidder, the others with `play`; every card by `play`), and the seat's points,
 its contract made or not, the hand thrown in or not and its team's change of match-win
-estimate (agents/match_value.py) are averaged over the worlds. A neural bidder's value head
-gives its own estimate of the position (one number: the network values positions, not bids).
+estimate (agents/match_value.py) are averaged over the worlds. A fitted-Q network
+(train/bid_q.py, the bundled bidder) values every bid: its bid logits, shown as "net Q"; a
+policy network's value head gives its own estimate of the position (one number: such a
+network values positions, not bids).
 A search bidder (``search:bidder``, alone or in a composition) adds its own value of every bid
 (:meth:`agents.search.SearchAgent.action_values`: its worlds weighted by the bids seen, its
 match-win estimate and points weight), the number it bids the best of; it can differ from the
@@ -173,6 +175,8 @@ class BidAnalysis:
     value_head: float | None = None  # the network's value of the position, if neural
     value_head_unit: str = ""
     search_value: np.ndarray | None = None  # (L,) a search bidder's own value of each bid
+    net_value: np.ndarray | None = None  # (L,) a fitted-Q network's value of each bid
+    net_value_unit: str = ""
     notes: list[str] = field(default_factory=list)
 
     def labels(self) -> list[str]:
@@ -190,7 +194,9 @@ class BidAnalysis:
             f"Bidder {self.bidder}; play-outs: {self.worlds} worlds per bid, cards by {self.play}",
             "",
             f"  {'bid':>6} {'policy %':>9} {'points':>15} {'made %':>7} {'thrown %':>8} "
-            f"{'dP(win) pp':>16}" + (f" {'search':>7}" if self.search_value is not None else ""),
+            f"{'dP(win) pp':>16}"
+            + (f" {'search':>7}" if self.search_value is not None else "")
+            + (f" {'net Q':>7}" if self.net_value is not None else ""),
         ]
         best = int(np.argmax(self.value_change))
         for k, label in enumerate(self.labels()):
@@ -203,6 +209,7 @@ class BidAnalysis:
                 f"{100 * self.thrown_in[k]:8.1f} {100 * self.value_change[k]:+7.2f} "
                 f"+-{100 * self.value_change_se[k]:5.2f}"
                 + (f" {self.search_value[k]:7.4f}" if self.search_value is not None else "")
+                + (f" {self.net_value[k]:+7.2f}" if self.net_value is not None else "")
                 + f"  {mark}"
             )
         if self.value_head is not None:
@@ -302,11 +309,23 @@ def analyse_bid(
 
         obs = blank_fields(encode_observation(view), neural.blank)
         with torch.no_grad():
-            _, value = neural.net(torch.from_numpy(obs).to(neural.device, neural.dtype))
+            logits, value = neural.net(torch.from_numpy(obs).to(neural.device, neural.dtype))
         extra = neural.meta.get("extra", {})
         raw = float(value.float()[0])
         scale = float(extra.get("reward_scale", 0) or 0)
-        if extra.get("reward") == "match_value" and scale and extra.get("match_value_points"):
+        fitted_q = extra.get("bid_q")
+        if isinstance(fitted_q, dict):  # train/bid_q.py: its bid logits are its bids' values
+            out.net_value = logits.float()[0].cpu().numpy()[actions].astype(np.float64)
+            points = fitted_q.get("value") == "team_points"
+            out.net_value_unit = "points of the team" if points else "pp of match-win change"
+            out.probs = (actions == chosen).astype(np.float64)  # it bids the best: no policy
+            out.notes.append(
+                f"net Q: the network's fitted value of each bid ({out.net_value_unit}, relative "
+                f"to the bid its training bidder made, floored at -{fitted_q.get('clip', 0):g}); "
+                "it bids the best, so its policy % is all on that bid (its value head is not "
+                "fitted)."
+            )
+        elif extra.get("reward") == "match_value" and scale and extra.get("match_value_points"):
             out.value_head = 100 * raw / (scale * float(extra["match_value_points"]))
             out.value_head_unit = "pp of match-win change expected for the team (its reward)"
         elif scale:

@@ -248,15 +248,25 @@ def test_analyser_values_every_legal_bid_and_marks_the_bidders_own() -> None:
     assert "<- bids" in a.table()
 
 
-def test_analyser_reads_a_neural_bidders_value_head(tmp_path: Path) -> None:
+def test_analyser_reads_a_fitted_q_bidders_values_and_a_policys_value_head(
+    tmp_path: Path,
+) -> None:
     from train.bid_report import plot_bid_analysis
 
     pos = position_from_seed(3, seat=0, dealer=2)
     assert len(pos.bids) == 1  # seat 3 bid first, as heuristic-v1
+    # the bundled bidder is a fitted Q (train/bid_q.py): its bid logits are its bids' values
     a = analyse_bid(pos, "neural-bid:agents/pretrained/bidder.pt", worlds=4)
-    assert a.value_head is not None and a.probs.sum() == pytest.approx(1.0, abs=1e-5)
+    assert a.net_value is not None and a.value_head is None
+    assert a.actions[int(np.argmax(a.net_value))] == a.chosen  # it bids its best value
+    assert a.probs.sum() == 1.0 and a.probs[a.actions == a.chosen][0] == 1.0
+    assert "net Q" in a.table() and "pp of match-win change" in a.table()
     png = plot_bid_analysis(a, tmp_path / "a.png")
     assert png.stat().st_size > 10_000
+    # a policy network has a distribution over bids and a fitted value head instead
+    p = analyse_bid(pos, "neural:agents/pretrained/selfplay.pt", worlds=4)
+    assert p.net_value is None and p.value_head is not None
+    assert p.probs.sum() == pytest.approx(1.0, abs=1e-5) and "net Q" not in p.table()
 
 
 @pytest.mark.parametrize(

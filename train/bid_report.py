@@ -261,15 +261,20 @@ def _wrap_spec(spec: str, width: int = 100, lines: int = 2) -> str:
 def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     """Draw an `agents.bid_analysis.BidAnalysis`: the bidder's probability of each legal bid,
     and each bid's play-out value (the seat's points and its team's match-win change, +-1
-    standard error); for a search bidder also the value it maximizes, each bid's gap to the
-    best. Returns the PNG's path."""
+    standard error); for a search bidder also the value it maximizes, for a fitted-Q network
+    its value of each bid (each bid's gap to the best). Returns the PNG's path."""
     from tournament.figures import new_figure, save_figure
 
     labels = a.labels()
     y = np.arange(len(labels))
-    search = a.search_value is not None
-    fig = new_figure(13.5 if search else 10.5, 0.5 * len(labels) + 2.0)
-    axes = fig.subplots(1, 4 if search else 3, sharey=True)
+    own = []  # the bidder's own value of each bid, where it has one: (values, its name)
+    if a.search_value is not None:  # what the search maximizes (pp of match-win chance)
+        own.append((100 * a.search_value, "search's own value, minus its best (pp)"))
+    if a.net_value is not None:  # a fitted-Q network's values
+        unit = "pts" if a.net_value_unit.startswith("points") else "pp"
+        own.append((a.net_value, f"network's value, minus its best ({unit})"))
+    fig = new_figure(10.5 + 3.0 * len(own), 0.5 * len(labels) + 2.0)
+    axes = fig.subplots(1, 3 + len(own), sharey=True)
     colours = ["#c44e52" if act == a.chosen else "#4c72b0" for act in a.actions]
     axes[0].barh(y, 100 * a.probs, color=colours)
     axes[0].set_xlabel("policy probability (%)")
@@ -279,12 +284,12 @@ def plot_bid_analysis(a: Any, path: str | Path) -> Path:
     axes[2].barh(y, 100 * a.value_change, xerr=100 * a.value_change_se, color=colours,
                  ecolor="#444444")  # fmt: skip
     axes[2].set_xlabel("team's match-win change (pp)")
-    if search:  # what the search bidder maximizes, over its own worlds: only the gaps count
-        gaps = 100 * (a.search_value - a.search_value.max())
-        axes[3].barh(y, gaps, color=colours)
-        axes[3].plot(np.zeros(1), y[a.actions == a.chosen], "o", color="#c44e52")
-        axes[3].set_xlim(1.05 * gaps.min() - 0.1, -0.05 * gaps.min() + 0.1)
-        axes[3].set_xlabel("search's own value, minus its best (pp)")
+    for ax, (values, name) in zip(axes[3:], own, strict=True):  # only the gaps count
+        gaps = values - values.max()
+        ax.barh(y, gaps, color=colours)
+        ax.plot(np.zeros(1), y[a.actions == a.chosen], "o", color="#c44e52")
+        ax.set_xlim(1.05 * gaps.min() - 0.1, -0.05 * gaps.min() + 0.1)
+        ax.set_xlabel(name)
     for ax in axes[1:]:
         ax.axvline(0, color="black", linewidth=0.8)
     for ax in axes:
