@@ -16,9 +16,10 @@ So that a bot is judged by its move and not by its batch (the same on a slow mac
 fast one), an agent slow enough to need it is asked in parts: its first call in each phase
 (bidding, play) asks one table, then parts as large as its time per move in that phase says fit
 in a quarter of ``move_time_limit_s``, and never more than twice the largest part before. A
-fast agent reaches a call for all its tables within a few calls. The bundled agents' moves never depend on which tables share a
-call (tests/test_tournament_resume.py), so for them the parts change times only, never
-results; a bot whose moves do depend on it is not reproducible across batch sizes anyway.
+fast agent reaches a call for all its tables within a few calls. The bundled agents' moves
+never depend on which tables share a call (tests/test_tournament_resume.py), so for them the
+parts change times only, never results; a bot whose moves do depend on it is not reproducible
+across batch sizes anyway.
 
 Numba compiling inside a call of a bot in this process (a search bot's first bid compiles its
 play-outs: 15 s with an empty cache) is not counted as the move's time, as a bot process's start
