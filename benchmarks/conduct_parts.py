@@ -5,11 +5,12 @@
 
 The tournament runner charges a call's time to every table in it, so it asks an agent slow
 enough to need it in parts sized by its time per move (`tournament.runner.LockstepRunner._ask`).
-Each repeat runs the same tournament (one worker, in this process) twice, in alternating order:
-as shipped ("parts") and with every call of an agent made over all its tables at once ("one
-piece", as before 2026-12-01). Reported per run: wall seconds, the longest call (the time charged
-to each of its tables), the slow and timeout events, and whether the two runs' hands agree
-outside their times; then the medians and the median ratio of seconds (parts / one piece).
+After one small untimed run (kernels and models loaded), each repeat runs the same tournament
+(one worker, in this process) twice, in alternating order: as shipped ("parts") and with every
+call of an agent made over all its tables at once ("one piece", as before 2026-12-01).
+Reported per run: wall seconds, the longest call (the time charged to each of its tables), the
+slow and timeout events, and whether the two runs' hands agree outside their times; then the
+medians and the median ratio of seconds (parts / one piece).
 Other load on the machine changes the seconds, not the events' count here.
 """
 
@@ -96,6 +97,8 @@ def main() -> None:
         f"{args.max_hands} hands, table_batch={args.table_batch}, one worker; "
         f"{platform.python_version()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     )
+    # untimed: loads (or compiles) every kernel and model once, so that no run pays for it
+    run_once(args.agents, min(args.matches, 8), args.seed, args.table_batch, 1, True)
     runs: dict[bool, list[dict]] = {True: [], False: []}
     ratios = []
     for r in range(args.repeats):
