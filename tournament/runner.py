@@ -253,6 +253,7 @@ class LockstepRunner:
         self._largest: dict[tuple[int, int, bool], int] = {}  # most tables in one part so far
         self._apart: set[tuple[int, int]] = set()  # agents asked phase by phase
         self._whole: dict[tuple[int, int], int] = {}  # tables a call may have to go whole
+        self._budget = self.soft * _PART_SHARE  # seconds a part is sized to take
         self._compiling = _CompileTime(lambda: self.clock())  # (the runner's clock, if replaced)
 
     # -- one agent call under the conduct rules ---------------------------------------------
@@ -417,7 +418,7 @@ class LockstepRunner:
             rows = idx[at]
             view = seat_view(self.engine, state, rows, np.full(n, seat, np.int8), mask)
             res = self._call(agent, view, use_alarm)
-            if not quick or res.seconds * 16 > self.soft * _PART_SHARE:
+            if not quick or res.seconds * 16 > self._budget:
                 self._learn(side, seat, bidding[at], res.seconds)
             tables.hand_secs[rows, seat] += res.seconds / n  # a part's time split evenly
             tables.hand_decs[rows, seat] += 1
@@ -484,7 +485,7 @@ class LockstepRunner:
             and (n_bid == 0 or n_play == 0 or (side, seat) not in self._apart)
             and n_bid * self._per_move.get((side, seat, True), 0.0)
             + n_play * self._per_move.get((side, seat, False), 0.0)
-            <= self.soft * _PART_SHARE
+            <= self._budget
         ):
             return left, False
         if n_bid:
@@ -499,7 +500,7 @@ class LockstepRunner:
         e = self._per_move.get((side, seat, bid))
         if e is None:
             return 1
-        return max(1, min(2 * self._largest[(side, seat, bid)], int(self.soft * _PART_SHARE / e)))
+        return max(1, min(2 * self._largest[(side, seat, bid)], int(self._budget / e)))
 
     def _learn(self, side: int, seat: int, bidding: np.ndarray, seconds: float) -> None:
         """Update the agent's time per move from a part of a call (`bidding`: whether each of
@@ -509,7 +510,7 @@ class LockstepRunner:
         n = bidding.size
         n_bid = int(np.count_nonzero(bidding))
         if 0 < n_bid < n:
-            if seconds > self.soft * _PART_SHARE:
+            if seconds > self._budget:
                 self._apart.add((side, seat))
                 self._whole[(side, seat)] = 0
             return
