@@ -143,7 +143,7 @@ def load_policy(
                 f"{where} was trained under other rules: {listed}: expected a checkpoint trained "
                 "for these rules (time limits and auto_claim are not compared)"
             )
-    net = PolicyValueNet(_net_config(policy["net"], where))
+    net = _build_net(policy["net"], where)
     _check_weights(policy["state_dict"], where)
     try:
         net.load_state_dict(policy["state_dict"])
@@ -158,8 +158,32 @@ def load_policy(
     return net, saved_rules, meta
 
 
+def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
+    """`net` if it is a policy network that plays cards; a bidding network (agents/bid_net.py,
+    which only bids) is refused in one line (CheckpointError)."""
+    if not isinstance(net, PolicyValueNet):
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is a bidding network (it only bids): expected a policy "
+            "that plays the cards too, such as agents/pretrained/selfplay.pt"
+        )
+    return net
+
+
 def _items(diff: Mapping[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
     return [(k, a, b) for k, (a, b) in sorted(diff.items())]
+
+
+def _build_net(values: Any, where: str) -> Any:
+    """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
+    (agents/bid_net.py) when it records ``bid_features``."""
+    if isinstance(values, Mapping) and "bid_features" in values:
+        from agents.bid_net import BidNet, bid_net_config
+
+        try:
+            return BidNet(bid_net_config(values, where))
+        except FourHundredError as e:
+            raise CheckpointError(str(e)) from None
+    return PolicyValueNet(_net_config(values, where))
 
 
 def _net_config(values: Any, where: str) -> NetConfig:

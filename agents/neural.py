@@ -93,17 +93,27 @@ class NeuralAgent(Agent):
         have it; the logits are compared in float32)."""
         return cls("<live>", rules, net=net, dtype=dtype)
 
+    def outputs(self, view: SeatView):
+        """The network's (logits (K, 66), value (K,)) at a view's tables, as float32
+        tensors. A network that reads more than the observation (agents/bid_net.py) works
+        its inputs out from the view itself."""
+        torch = self._torch
+        if hasattr(self.net, "view_inputs"):
+            inputs = self.net.view_inputs(view, self.rules)
+        else:
+            inputs = (blank_fields(encode_observation(view), self.blank),)
+        with torch.no_grad():
+            logits, value = self.net(*(torch.from_numpy(x).to(self.device, self.dtype)
+                                       for x in inputs))  # fmt: skip
+        return logits.float(), value.float()
+
     def _log_probs(self, view: SeatView):
         torch = self._torch
         from agents.network import masked_logits
 
-        obs = blank_fields(encode_observation(view), self.blank)
-        obs = torch.from_numpy(obs).to(self.device, self.dtype)
         mask = torch.from_numpy(view.legal_mask).to(self.device)
-        with torch.no_grad():
-            logits, _ = self.net(obs)
-            logits = logits.float()
-            return torch.log_softmax(masked_logits(logits, mask), -1)
+        logits, _ = self.outputs(view)
+        return torch.log_softmax(masked_logits(logits, mask), -1)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
         if view.size == 0:

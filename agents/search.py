@@ -393,9 +393,14 @@ class SearchAgent(Agent):
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")
         self._models: np.ndarray | None = None
         self.engine = Engine(self.rules)
-        from agents.checkpoint import CheckpointError, load_policy  # torch only when made
+        from agents.checkpoint import (  # torch only when made
+            CheckpointError,
+            load_policy,
+            require_card_player,
+        )
 
         net, trained, _ = load_policy(self.settings.model)
+        require_card_player(net, self.settings.model)
         if not same_game(trained, self.rules):
             raise CheckpointError(
                 f"checkpoint {self.settings.model!r} was trained under other rules: "

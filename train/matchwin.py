@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint import load_policy
+from agents.checkpoint import load_policy, require_card_player
 from agents.matchwin import NUM_FEATURES, MatchWin, features
 from agents.policy_playout import NetRunner, PolicyPlayout
 from fourhundred_env.engine import Engine, Phase
@@ -55,6 +55,7 @@ def hand_player(path: str) -> tuple:
 
         return rules, engine, play
     net, rules, _ = load_policy(path)
+    require_card_player(net, path)
     engine = Engine(rules)
     return rules, engine, PolicyPlayout(NetRunner(net), engine._r).run
 

@@ -1,0 +1,209 @@
+"""A bidding network that reads what each bid would do, not only the observation
+(``net: bid_features`` in configs/bidding_q.yaml, played by ``neural-bid:PATH``).
+
+A plain network (agents/network.py) must learn from the 588 entries of the observation alone
+what a hand is worth and what a bid does to the match: that making 5 from 31 points ends it,
+that the thirty rule halves a 5. Fitted on play-out values it stayed near heuristic-v1's own
+bids (BENCHMARKS.md, "Bidding (issue 20)"). This network is also given, worked out here:
+
+* **for the position** (`SHARED_SIZE` entries: the observation, then 58 more): heuristic-v1's
+  evaluation of the hand (its 21 features, its expected tricks before and after the others'
+  bids), the suit lengths, the four scores from the bidder's seat (as they are, to the
+  target, past the thirty rule, above zero), the danger heuristic-v1 sees, the dealer's
+  position, the bids so far, the minimum bids and what the total still needs;
+* **for each bid** (`PER_BID` entries for each of the 14 bid actions): the bid, the points it
+  wins or loses, whether making it wins the match, the scores it leaves, heuristic-v1's chance
+  of making it and its utility, whether the dealer's bid gets the hand played, whether it is
+  legal, and whether it is the bid heuristic-v1 makes.
+
+A shared trunk reads the position; one head, the same for every bid, reads the trunk's output
+with the bid's entries and gives the bid's value. Its bid logits are those values; its card
+logits and value are 0 (it only bids). Everything it reads is in the bidder's SeatView.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.heuristic import expected_tricks_kernel, hand_features
+from agents.heuristic_v1 import HeuristicV1Agent
+from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.kernels import rules_record
+from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, encode_observation
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView
+
+FEATURES_VERSION = 1
+"""Layout version of the features below; bump it whenever they change."""
+NUM_BIDS = NUM_ACTIONS - NUM_CARDS  # actions 52..65: bids 1..13 and the redeal
+SHARED_SIZE = OBS_SIZE + 58
+PER_BID = 26
+_RANKS = np.arange(13, dtype=np.uint64)
+
+
+class BidFeatures:
+    """The network's inputs at K bidding tables: (shared (K, SHARED_SIZE), per-bid (K, 14,
+    PER_BID)) float32, for one set of rules."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        r = rules_record(rules)[0]
+        self.values = r["values"].astype(np.float64)  # (2, 14): by the thirty rule's row
+        self.weights = r["weights"].astype(np.float64)  # (14,)
+        self.thirty = int(r["thirty"])
+        self.five_to_run = bool(r["five_to_run"])
+        self.partner_positive = bool(r["partner_must_be_positive"])
+        self.heuristic = HeuristicV1Agent(rules)
+
+    def __call__(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
+        n = view.size
+        obs = encode_observation(view)
+        bidding = view.legal_mask[:, NUM_CARDS:].any(axis=1)
+        own = np.full(n, -1, np.int64)
+        if bidding.any():
+            rows = np.flatnonzero(bidding)
+            own[rows] = self.heuristic.act(view.select(rows)) - NUM_CARDS
+        seat = view.seat.astype(np.int64)
+        rel = (seat[:, None] + np.arange(4)[None, :]) % 4  # me, next, partner, previous
+        k = np.arange(n)[:, None]
+        sc = view.scores_before[k, rel].astype(np.float64)
+        bids = view.bids[k, rel].astype(np.float64)
+        min_bid = view.min_bid[k, rel].astype(np.float64)
+        target = view.target.astype(np.float64)
+        hands = np.ascontiguousarray(view.hand_set, np.uint64)
+        hf = hand_features(hands)
+        e = np.empty(n)
+        expected_tricks_kernel(hands, e)
+        num_prev = view.num_bids.astype(np.float64)
+        others = bids.sum(1)
+        e_adj = e + 0.3 - 0.12 * np.maximum(others - 3 * num_prev, 0)  # heuristic-v1's
+        suit = np.stack([np.bitwise_count((hands >> np.uint64(13 * s)) & np.uint64(0x1FFF))
+                         for s in range(4)], 1).astype(np.float64)  # fmt: skip
+        opp_best = np.maximum(np.where(sc[:, 3] > 0, sc[:, 1], -99),
+                              np.where(sc[:, 1] > 0, sc[:, 3], -99))  # fmt: skip
+        danger = (opp_best >= target - 10) & (np.maximum(sc[:, 0], sc[:, 2]) < target - 15)
+        dealer = num_prev == 3
+        required = view.required_total.astype(np.float64)
+        prev_weight = self.weights[view.bids.astype(np.int64)].sum(1)
+        shared = np.concatenate([
+            obs.astype(np.float32),
+            hf / 3.0, e[:, None] / 5, e_adj[:, None] / 5, suit / 6,
+            sc / 41, (target[:, None] - sc) / 41, target[:, None] / 41,
+            (sc >= self.thirty).astype(np.float64), (sc > 0).astype(np.float64),
+            danger[:, None].astype(np.float64), dealer[:, None].astype(np.float64),
+            num_prev[:, None] / 3, required[:, None] / 13, (required - others)[:, None] / 13,
+            bids / 13, min_bid / 13, others[:, None] / 13,
+        ], 1).astype(np.float32)  # fmt: skip
+
+        b = np.arange(1, 14, dtype=np.float64)[None, :]
+        val = self.values[(sc[:, 0] >= self.thirty).astype(np.int64)][:, 1:14]  # (n, 13)
+        partner_ok = sc[:, 2:3] > 0 if self.partner_positive else np.ones((n, 1), bool)
+        finish = ((sc[:, :1] + val >= target[:, None]) & partner_ok).astype(np.float64)
+        p = 0.5 * (
+            1 + torch.erf(torch.from_numpy((e_adj[:, None] - b + 0.5) / np.sqrt(2.0))).numpy()
+        )
+        u = val * (p - (1 - p)) + 20 * p * finish
+        if self.five_to_run:
+            reached = (bids.max(1)[:, None] >= 5) | (b >= 5)
+        else:
+            reached = prev_weight[:, None] + self.weights[1:14][None, :] >= required[:, None]
+        played = np.where(dealer[:, None], reached, True).astype(np.float64)
+        per = np.zeros((n, NUM_BIDS, PER_BID), np.float32)
+        per[:, :, :NUM_BIDS] = np.eye(NUM_BIDS, dtype=np.float32)[None]
+        per[:, :13, 14] = b / 13
+        per[:, :13, 15] = val / 40
+        per[:, :13, 16] = finish
+        per[:, :13, 17] = (sc[:, :1] + val - target[:, None]) / 41
+        per[:, :13, 18] = (sc[:, :1] - val - target[:, None]) / 41
+        per[:, :13, 19] = p
+        per[:, :13, 20] = u / 20
+        per[:, :13, 21] = played
+        per[:, :13, 22] = (e_adj[:, None] - b) / 3
+        per[:, :, 23] = view.legal_mask[:, NUM_CARDS:]
+        has = own >= 0
+        per[np.flatnonzero(has), own[has], 24] = 1.0
+        per[:, :13, 25] = finish * p
+        return shared, per
+
+
+@dataclass(frozen=True)
+class BidNetConfig:
+    """Shape of a BidNet (written into its checkpoint's ``net``)."""
+
+    obs_size: int = OBS_SIZE
+    """Length of the observation vector the features start with."""
+    bid_features: int = FEATURES_VERSION
+    """Layout version of the features (BidFeatures)."""
+    hidden: int = 256
+    """Width of the trunk's first layer (the second is half of it)."""
+    head: int = 128
+    """Width of the per-bid head's first layer (the second is half of it)."""
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class BidNet(nn.Module):
+    """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID)) -> (logits (N, 66): the bids'
+    values, cards 0; value (N,) 0)."""
+
+    def __init__(self, config: BidNetConfig | None = None) -> None:
+        super().__init__()
+        self.config = c = config or BidNetConfig()
+        self.trunk = nn.Sequential(
+            nn.Linear(SHARED_SIZE, c.hidden), nn.ReLU(),
+            nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
+        )  # fmt: skip
+        self.bid_head = nn.Sequential(
+            nn.Linear(c.hidden // 2 + PER_BID, c.head), nn.ReLU(),
+            nn.Linear(c.head, c.head // 2), nn.ReLU(),
+            nn.Linear(c.head // 2, 1),
+        )  # fmt: skip
+        self._features: BidFeatures | None = None
+
+    def forward(self, shared: torch.Tensor, per: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(shared)
+        z = torch.cat([h[:, None, :].expand(-1, per.shape[1], -1), per], 2)
+        q = self.bid_head(z)[..., 0]
+        cards = q.new_zeros((q.shape[0], NUM_CARDS))
+        return torch.cat([cards, q], 1), q.new_zeros(q.shape[0])
+
+    def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+        """The network's inputs at a view's tables (BidFeatures, kept for the rules)."""
+        if self._features is None or self._features.rules != rules:
+            self._features = BidFeatures(rules)
+        return self._features(view)
+
+
+def bid_net_config(values: Any, where: str) -> BidNetConfig:
+    """The BidNetConfig a checkpoint records; unknown fields, non-positive sizes and another
+    observation or feature layout are refused (FourHundredError, one line)."""
+    known = [f.name for f in dataclasses.fields(BidNetConfig)]
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise FourHundredError(
+            f"{where}: its bidding network config has field(s) {unknown} this version does not "
+            f"know (a checkpoint from a newer fourhundred?): expected some of {known}"
+        )
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values.values()):
+        raise FourHundredError(f"{where}: net={dict(values)!r}: expected positive integers")
+    config = BidNetConfig(**values)
+    if config.obs_size != OBS_SIZE or config.bid_features != FEATURES_VERSION:
+        raise FourHundredError(
+            f"{where}: its bidding network reads observation size {config.obs_size} and bid "
+            f"features version {config.bid_features}: expected {OBS_SIZE} and "
+            f"{FEATURES_VERSION}, this version's (retrain, or use the release it was made with)"
+        )
+    return config
+
+
+def scaled_obs(obs_int8: np.ndarray) -> np.ndarray:
+    """float32 observations from int8 ones (as encode_observation gives them)."""
+    return obs_int8.astype(np.float32) * OBS_SCALE
