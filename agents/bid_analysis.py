@@ -302,14 +302,7 @@ def analyse_bid(
         )
     neural = _bidding(agent, ("net", "meta"))
     if neural is not None:
-        import torch
-
-        from agents.neural import blank_fields
-        from fourhundred_env.observation import encode_observation
-
-        obs = blank_fields(encode_observation(view), neural.blank)
-        with torch.no_grad():
-            logits, value = neural.net(torch.from_numpy(obs).to(neural.device, neural.dtype))
+        logits, value = neural.outputs(view)
         extra = neural.meta.get("extra", {})
         raw = float(value.float()[0])
         scale = float(extra.get("reward_scale", 0) or 0)
@@ -317,7 +310,10 @@ def analyse_bid(
         if isinstance(fitted_q, dict):  # train/bid_q.py: its bid logits are its bids' values
             out.net_value = logits.float()[0].cpu().numpy()[actions].astype(np.float64)
             points = fitted_q.get("value") == "team_points"
+            per_point = float(fitted_q.get("per_point", 0) or 0)
             out.net_value_unit = "points of the team" if points else "pp of match-win change"
+            if per_point and not points:
+                out.net_value_unit += f" + {100 * per_point:g} a point of the team"
             out.probs = (actions == chosen).astype(np.float64)  # it bids the best: no policy
             out.notes.append(
                 f"net Q: the network's fitted value of each bid ({out.net_value_unit}, relative "

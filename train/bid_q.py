@@ -62,7 +62,7 @@ from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import OBS_SCALE, encode_observation
 from fourhundred_env.rules import Rules
-from fourhundred_env.view import seat_view
+from fourhundred_env.view import SeatView, seat_view
 
 NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
@@ -90,11 +90,26 @@ class BidQConfig:
     match_features: bool = True
     """False: the network does not see the match scores and target (blanked, as in the
     agent playing the checkpoint)."""
+    per_point: float = 0.0
+    """With value match_value, added to a play-out's value per point the team scores in the
+    hand, in match-win units (0.003: 10 points weigh 3 percentage points; as ``search``'s
+    per_point): of two bids about even for the match, the one that scores more is worth more."""
     worlds: int = 0
     """0: each bid is played out once on the position's true deal. K > 0: each bid is valued
     by its mean over K worlds dealt from the bidding seat's view, weighted by how likely
     heuristic-v1 makes the bids already seen there (the bid search of ``search``, every seat
     played by heuristic-v1; agents/search.py): lower-noise targets, slower."""
+    candidates: int = 128
+    """With worlds K > 0: deals drawn per position before they are weighted by the bids seen
+    and resampled down to the K worlds (at least K; ``search:bidder`` draws 8,192 for its 512
+    worlds)."""
+    workers: int = 1
+    """Processes that compute the worlds' values (worlds > 0), each on a share of the
+    positions: the values do not depend on the share."""
+    net: Literal["mlp", "bid_features"] = "mlp"
+    """The network: ``mlp`` reads the observation (agents/network.py); ``bid_features`` also
+    reads heuristic-v1's evaluation of the hand and what each bid would do to the match,
+    with one head shared by the bids (agents/bid_net.py)."""
     iterations: int = 3
     """Rounds of (play matches, play out every bid, fit)."""
     positions: int = 300000
@@ -128,13 +143,25 @@ class BidQConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
-                     "epochs", "batch_size", "torch_threads"):  # fmt: skip
+                     "epochs", "batch_size", "torch_threads", "workers", "candidates"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
         if self.worlds < 0:
             raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
         if self.window < 0:
             raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")
+        if not self.per_point >= 0:
+            raise ConfigError(f"per_point={self.per_point}: expected 0 or more")
+        if self.per_point and self.value != "match_value":
+            raise ConfigError(
+                f"per_point={self.per_point} with value={self.value}: expected value: "
+                "match_value (per_point adds points to the match value)"
+            )
+        if self.net == "bid_features" and not self.match_features:
+            raise ConfigError(
+                "net=bid_features with match_features=false: expected match_features: true "
+                "(the bid features are worked out from the match scores)"
+            )
         if self.clip < 0:
             raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
         if not self.learning_rate > 0:
@@ -176,9 +203,12 @@ class QBidder:
 
         from agents.neural import blank_fields
 
-        obs = blank_fields(encode_observation(view), self.blank)
+        if hasattr(self.net, "view_inputs"):
+            inputs = self.net.view_inputs(view, self.engine.rules)
+        else:
+            inputs = (blank_fields(encode_observation(view), self.blank),)
         with torch.no_grad():
-            q = self.net(torch.from_numpy(obs))[0][:, NUM_CARDS:].numpy()
+            q = self.net(*map(torch.from_numpy, inputs))[0][:, NUM_CARDS:].numpy()
         q = np.where(view.legal_mask[:, NUM_CARDS:], q, -np.inf)
         return NUM_CARDS + q.argmax(1).astype(np.int64)
 
@@ -229,7 +259,7 @@ def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables:
 
 
 def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: str, model,
-                    chunk: int = 8192) -> np.ndarray:  # fmt: skip
+                    chunk: int = 8192, per_point: float = 0.0) -> np.ndarray:  # fmt: skip
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
     the rest of the hand played by the partner's `bidder` and heuristic-v1 (see the module
     docstring)."""
@@ -265,35 +295,80 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
                 engine, model, part.scores_before[table], branch.hand_points,
                 part.target[table], part.dealer[table], ~branch.thrown_in,
             )  # fmt: skip
-            v = 100.0 * change[k, seat]
+            team = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
+            v = 100.0 * (change[k, seat] + per_point * team)
         else:
             v = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
         out[lo + table, bid] = v
     return out
 
 
-def world_values(engine: Engine, positions: State, config: BidQConfig,
-                 chunk: int = 2048) -> np.ndarray:  # fmt: skip
+def world_values(engine: Engine, positions: State, config: BidQConfig, chunk: int = 2048,
+                 progress: bool = False) -> np.ndarray:  # fmt: skip
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
     its mean over `config.worlds` worlds dealt from the bidding seat's view and weighted by
     heuristic-v1's likelihood of the bids seen, the rest of the hand played by heuristic-v1
     at every seat, in the units of play_out_values (percentage points of match-win chance,
     or the team's points; the match-win estimate after the hand, not its change, which is
-    the same once made relative to a bid)."""
-    from agents.search import SearchAgent, SearchSettings
+    the same once made relative to a bid). Chunks of `chunk` positions are shared out to
+    `config.workers` processes; a position's values do not depend on its chunk."""
+    from tqdm import tqdm
 
-    match = config.value == "match_value"
-    settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",
-                              bid_worlds=config.worlds, value="match" if match else "points",
-                              matchwin=config.matchwin)  # fmt: skip
-    agent = SearchAgent(engine.rules, seed=config.seed, settings=settings)
     n = positions.batch_size
+    pieces = [np.arange(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
     out = np.empty((n, NUM_BIDS), np.float32)
-    for lo in range(0, n, chunk):
-        rows = np.arange(lo, min(n, lo + chunk))
-        v = agent.action_values(seat_view(engine, positions, index=rows))[:, NUM_CARDS:]
-        out[rows] = 100.0 * v if match else v
+    bar = tqdm(total=n, unit="position", desc="bid values", disable=not progress,
+               dynamic_ncols=True)  # fmt: skip
+    chunks = (positions.select(rows) for rows in pieces)
+    if config.workers > 1 and len(pieces) > 1:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(min(config.workers, len(pieces)), initializer=_start_worker,
+                          initargs=(engine.rules, config)) as pool:  # fmt: skip
+            for rows, v in zip(pieces, pool.imap(_value_in_worker, chunks), strict=True):
+                out[rows] = v
+                bar.update(rows.size)
+    else:
+        valuer = _WorldValuer(engine.rules, config)
+        for rows, part in zip(pieces, chunks, strict=True):
+            out[rows] = valuer(part)
+            bar.update(rows.size)
+    bar.close()
     return out
+
+
+class _WorldValuer:
+    """The bid search of world_values, for one process."""
+
+    def __init__(self, rules: Rules, config: BidQConfig) -> None:
+        from agents.search import SearchAgent, SearchSettings
+
+        self.match = config.value == "match_value"
+        settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",
+                                  bid_worlds=config.worlds,
+                                  value="match" if self.match else "points",
+                                  candidates=max(config.candidates, config.worlds),
+                                  matchwin=config.matchwin, per_point=config.per_point)  # fmt: skip
+        self.engine = Engine(rules)
+        self.agent = SearchAgent(rules, seed=config.seed, settings=settings)
+
+    def __call__(self, positions: State) -> np.ndarray:
+        v = self.agent.action_values(seat_view(self.engine, positions))[:, NUM_CARDS:]
+        return (100.0 * v if self.match else v).astype(np.float32)
+
+
+_WORKER: _WorldValuer | None = None
+
+
+def _start_worker(rules: Rules, config: BidQConfig) -> None:
+    global _WORKER
+    _WORKER = _WorldValuer(rules, config)
+
+
+def _value_in_worker(positions: State) -> np.ndarray:
+    assert _WORKER is not None
+    return _WORKER(positions)
 
 
 def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
@@ -304,8 +379,10 @@ def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
     return blank_fields(obs, blank)
 
 
-def fit(net, obs: np.ndarray, q: np.ndarray, config: BidQConfig, seed: int) -> float:
+def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
+        progress: bool = False) -> float:  # fmt: skip
     """Fit net's bid logits to q (n, NUM_BIDS) (-inf: illegal, not fitted) by squared error;
+    `inputs` are the network's inputs, each (n, ...) (int8 observations are scaled);
     returns the last epoch's mean loss."""
     import torch
 
@@ -314,19 +391,26 @@ def fit(net, obs: np.ndarray, q: np.ndarray, config: BidQConfig, seed: int) -> f
     scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
     legal = torch.from_numpy(np.isfinite(q))
     target = torch.from_numpy(np.where(np.isfinite(q), q, 0.0).astype(np.float32))
-    obs_t = torch.from_numpy(obs)
+    tensors = [torch.from_numpy(x) for x in inputs]
+
+    def batch(idx):
+        return [t[idx].float() * scale if t.dtype == torch.int8 else t[idx] for t in tensors]
+
+    from tqdm import tqdm
+
     net.train()
     last = 0.0
-    for epoch in range(config.epochs):
+    bar = tqdm(range(config.epochs), unit="epoch", desc="fit", disable=not progress,
+               dynamic_ncols=True)  # fmt: skip
+    for epoch in bar:
         lr = config.learning_rate * (0.3 if epoch >= 0.75 * config.epochs and epoch > 0 else 1.0)
         for g in opt.param_groups:
             g["lr"] = lr
-        perm = torch.randperm(len(obs_t), generator=gen)
+        perm = torch.randperm(len(q), generator=gen)
         total, count = 0.0, 0
         for i in range(0, len(perm), config.batch_size):
             idx = perm[i : i + config.batch_size]
-            x = obs_t[idx].float() * scale
-            pred = net(x)[0][:, NUM_CARDS:]
+            pred = net(*batch(idx))[0][:, NUM_CARDS:]
             m = legal[idx]
             err = torch.where(m, pred - target[idx], torch.zeros(()))
             loss = (err * err).sum() / m.sum()
@@ -336,6 +420,7 @@ def fit(net, obs: np.ndarray, q: np.ndarray, config: BidQConfig, seed: int) -> f
             total += float(loss.detach()) * len(idx)
             count += len(idx)
         last = total / count
+        bar.set_postfix(loss=f"{last:.3f}")
     net.eval()
     return last
 
@@ -343,21 +428,28 @@ def fit(net, obs: np.ndarray, q: np.ndarray, config: BidQConfig, seed: int) -> f
 class BidQTrainer:
     """Runs a BidQConfig in `run_dir` (see the module docstring)."""
 
-    def __init__(self, config: BidQConfig, run_dir: Path, resume: bool = False) -> None:
+    def __init__(self, config: BidQConfig, run_dir: Path, resume: bool = False,
+                 progress: bool = True) -> None:  # fmt: skip
         import torch
 
         from agents.network import NetConfig, PolicyValueNet
 
-        self.config, self.run_dir = config, Path(run_dir)
+        self.config, self.run_dir, self.progress = config, Path(run_dir), progress
         self.rules: Rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         self.blank = () if config.match_features else _match_fields()
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
-        self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
-        with torch.no_grad():  # not fitted: the value head says 0 rather than noise
-            self.net.value_head.weight.zero_()
-            self.net.value_head.bias.zero_()
+        if config.net == "bid_features":
+            from agents.bid_net import BidFeatures, BidNet, BidNetConfig
+
+            self.net = BidNet(BidNetConfig(hidden=config.hidden))
+            self.features = BidFeatures(self.rules)
+        else:
+            self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
+            with torch.no_grad():  # not fitted: the value head says 0 rather than noise
+                self.net.value_head.weight.zero_()
+                self.net.value_head.bias.zero_()
         self.model = None
         if config.value == "match_value":
             from agents.matchwin import MatchWin, matchwin_path
@@ -373,17 +465,24 @@ class BidQTrainer:
             k += 1
         return k
 
+    def inputs(self, saved: dict) -> tuple:
+        """The network's inputs for an iteration's saved positions: their observations, or
+        (net bid_features) the features worked out from their saved views."""
+        if self.config.net == "bid_features":
+            return self.features(SeatView.from_records(saved["views"]))
+        return (saved["obs"],)
+
     def train(self) -> list[dict]:
         import torch
 
         c = self.config
         history = []
         start = self._done()
-        obs_all, q_all = [], []
+        inputs_all, q_all = [], []
         first_kept = max(0, start - c.window + 1) if c.window else 0
         for k in range(first_kept, start):
             with np.load(self.run_dir / f"iter_{k}.npz") as d:
-                obs_all.append(d["obs"])
+                inputs_all.append(self.inputs(d))
                 q_all.append(d["q"])
         if start:
             self.net.load_state_dict(torch.load(self.run_dir / f"iter_{start - 1}.pt")["w"])
@@ -395,20 +494,25 @@ class BidQTrainer:
                                          c.max_hands, 0)  # fmt: skip
             t1 = time.perf_counter()
             if c.worlds:
-                q = world_values(self.engine, positions, c)
+                q = world_values(self.engine, positions, c, progress=self.progress)
             else:
-                q = play_out_values(self.engine, positions, bidder, c.value, self.model)
+                q = play_out_values(self.engine, positions, bidder, c.value, self.model,
+                                    per_point=c.per_point)  # fmt: skip
             own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
             t2 = time.perf_counter()
-            obs = observations(self.engine, positions, self.blank)
+            if c.net == "bid_features":
+                saved = {"views": seat_view(self.engine, positions).records}
+            else:
+                saved = {"obs": observations(self.engine, positions, self.blank)}
             gap = float(np.mean(q.max(1) - q[np.arange(len(q)), own]))
             q = relative_targets(q, own, c.clip)
-            np.savez(self.run_dir / f"iter_{k}.npz", obs=obs, q=q)
-            obs_all.append(obs)
+            np.savez(self.run_dir / f"iter_{k}.npz", q=q, **saved)
+            inputs_all.append(self.inputs(saved))
             q_all.append(q)
             if c.window:
-                del obs_all[: -c.window], q_all[: -c.window]
-            loss = fit(self.net, np.concatenate(obs_all), np.concatenate(q_all), c, seed)
+                del inputs_all[: -c.window], q_all[: -c.window]
+            joined = tuple(np.concatenate(parts) for parts in zip(*inputs_all, strict=True))
+            loss = fit(self.net, joined, np.concatenate(q_all), c, seed, self.progress)
             t3 = time.perf_counter()
             torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
             self.save_policy()

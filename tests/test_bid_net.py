@@ -1,0 +1,166 @@
+"""The bidding network that reads each bid's consequences (agents/bid_net.py), trained by
+``net: bid_features`` of train/bid_q.py and played by ``neural-bid:PATH``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text, start  # noqa: E402
+from agents.bid_net import PER_BID, SHARED_SIZE, BidFeatures  # noqa: E402
+from agents.checkpoint import CheckpointError, load_policy  # noqa: E402
+from agents.heuristic_v1 import HeuristicV1Agent  # noqa: E402
+from fourhundred_cli import main  # noqa: E402
+from fourhundred_env import Engine, Rules  # noqa: E402
+from fourhundred_env.cards import NUM_CARDS  # noqa: E402
+from fourhundred_env.view import seat_view  # noqa: E402
+from train.bid_q import (  # noqa: E402
+    BidQTrainer,
+    QBidder,
+    load_bid_q_config,
+    record_positions,
+    world_values,
+)
+
+STRONG = "AH KH QH JH 10H 9H AS KS AD KD AC KC QC"
+WEAK = "2H 3S 4S 5S 6D 7D 8D 2C 3C 4C 5C 6C 7C"
+TINY = ["positions=240", "num_tables=32", "hidden=32", "epochs=1", "batch_size=64",
+        "worlds=2", "workers=1"]  # fmt: skip
+# the per-bid entries (agents/bid_net.py), by index
+POINTS, FINISH, PLAYED, LEGAL, HEURISTIC = 15, 16, 21, 23, 24
+
+
+def _features(hand: str, scores=(0, 0, 0, 0), dealer=3, bids=()):
+    rules = Rules()
+    engine = Engine(rules)
+    pos = position_from_text(hand, scores, dealer, bids, rules)
+    view = seat_view(engine, start(engine, pos))
+    return view, *BidFeatures(rules)(view)
+
+
+@pytest.mark.parametrize(
+    ("scores", "bid", "points", "finish"),
+    [
+        # (scores by seat, the bidder is seat 0 and its partner seat 2), bid, its points, wins
+        ((0, 0, 0, 0), 5, 10, False),
+        ((35, 0, 10, 0), 5, 5, False),  # the thirty rule: 5 and 6 at face value from 30
+        ((35, 0, 10, 0), 6, 6, True),  # 35 + 6 = 41, the partner above zero
+        ((35, 0, 0, 0), 6, 6, False),  # the partner is not above zero
+        ((31, 0, 5, 0), 10, 40, True),
+    ],
+)
+def test_each_bid_reads_its_points_and_whether_it_wins_the_match(
+    scores, bid, points, finish
+) -> None:
+    view, shared, per = _features(STRONG, scores)
+    assert shared.shape == (1, SHARED_SIZE) and per.shape == (1, 14, PER_BID)
+    assert per[0, bid - 1, POINTS] * 40 == pytest.approx(points)
+    assert per[0, bid - 1, FINISH] == float(finish)
+    np.testing.assert_array_equal(per[0, :, LEGAL], view.legal_mask[0, NUM_CARDS:])
+
+
+def test_the_dealer_reads_which_bids_get_the_hand_played() -> None:
+    # seats 1, 2, 3 bid 3, 2, 2 (total 7); the dealer (seat 0) must bring it to 11
+    _, _, per = _features(STRONG, dealer=0, bids=(3, 2, 2))
+    played = per[0, :13, PLAYED]
+    assert played[3 - 1] == 0 and played[4 - 1] == 1 and played[13 - 1] == 1
+    _, _, first = _features(STRONG)  # not the dealer: every bid is played
+    assert (first[0, :13, PLAYED] == 1).all()
+
+
+@pytest.mark.parametrize("hand", [STRONG, WEAK])
+def test_the_heuristic_v1_bid_is_marked(hand: str) -> None:
+    view, _, per = _features(hand)
+    own = HeuristicV1Agent(Rules()).act(view)[0] - NUM_CARDS
+    assert per[0, :, HEURISTIC].tolist() == [float(i == own) for i in range(14)]
+
+
+def test_the_features_of_a_table_do_not_depend_on_the_batch() -> None:
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 40, 5, 8, 200, 0)
+    features = BidFeatures(Rules())
+    shared, per = features(seat_view(engine, pos))
+    for rows in (np.arange(7), np.array([39, 3, 12])):
+        s, p = features(seat_view(engine, pos, index=rows))
+        np.testing.assert_array_equal(s, shared[rows])
+        np.testing.assert_array_equal(p, per[rows])
+
+
+def test_world_values_are_the_same_in_two_worker_processes() -> None:
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 30, 5, 8, 200, 0)
+    one = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "workers=1"])
+    two = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "workers=2"])
+    alone = world_values(engine, pos, one)
+    np.testing.assert_array_equal(world_values(engine, pos, two, chunk=7), alone)
+    np.testing.assert_array_equal(world_values(engine, pos, one, chunk=4), alone)
+
+
+def _weights(path: Path) -> dict:
+    return torch.load(path, weights_only=False)["state_dict"]
+
+
+def test_a_bid_features_run_resumes_exactly_and_bids_with_neural_bid(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=2"])
+    assert cfg.net == "bid_features" and cfg.per_point > 0  # the shipped config's network
+    BidQTrainer(cfg, tmp_path / "a").train()
+    one = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
+    BidQTrainer(one, tmp_path / "b").train()
+    resumed = BidQTrainer(cfg, tmp_path / "b", resume=True)
+    resumed.train()
+    a, b = (_weights(tmp_path / x / "policy.pt") for x in "ab")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    path = tmp_path / "a" / "policy.pt"
+    agent = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", Rules(), seed=0)
+    engine = Engine()
+    state = engine.init(16, seed=2)
+    engine.deal(state)
+    view = seat_view(engine, state)
+    bids = agent.act(view)
+    assert view.legal_mask[np.arange(16), bids].all()
+    np.testing.assert_array_equal(bids, QBidder(engine, resumed.net)(state, np.arange(16)))
+    # the analyser shows its values as net Q, and it bids the best of them
+    a = analyse_bid(position_from_seed(3, seat=0, dealer=2), f"neural-bid:{path}", worlds=4)
+    assert a.net_value is not None and a.actions[int(np.argmax(a.net_value))] == a.chosen
+    assert "net Q" in a.table()
+
+
+def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
+    BidQTrainer(cfg, tmp_path).train()
+    data = torch.load(tmp_path / "policy.pt", weights_only=False)
+    for change, message in (
+        ({"bid_features": 99}, "bid features version 99: expected 588 and 1"),
+        ({"colour": 3}, "field(s) ['colour'] this version does not know"),
+        ({"hidden": 0}, "expected positive integers"),
+    ):
+        bad = {**data, "net": {**data["net"], **change}}
+        torch.save(bad, tmp_path / "bad.pt")
+        with pytest.raises(CheckpointError, match=r"bad\.pt") as e:
+            load_policy(tmp_path / "bad.pt")
+        assert message in str(e.value) and "\n" not in str(e.value)
+    # it only bids: a search cannot play its play-outs with it
+    with pytest.raises(CheckpointError, match="is a bidding network") as e:
+        make_agent(f"search:model={tmp_path / 'policy.pt'}", Rules())
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["net=cnn"], "net='cnn'"),
+        (["match_features=false"], "net=bid_features with match_features=false"),
+        (["value=team_points"], "per_point=0.003 with value=team_points"),
+        (["per_point=-1"], "per_point=-1.0: expected 0 or more"),
+        (["workers=0"], "workers=0: expected at least 1"),
+    ],
+)
+def test_bad_bid_features_configs_are_one_clear_line(overrides, message, capsys) -> None:
+    code = main(["train", "configs/bidding_q.yaml", *overrides, "runs_dir=/nonexistent/never"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
