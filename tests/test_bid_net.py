@@ -158,6 +158,7 @@ def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) 
         (["value=team_points"], "per_point=0.003 with value=team_points"),
         (["per_point=-1"], "per_point=-1.0: expected 0 or more"),
         (["workers=0"], "workers=0: expected at least 1"),
+        (["candidates=0"], "candidates=0: expected at least 1"),
     ],
 )
 def test_bad_bid_features_configs_are_one_clear_line(overrides, message, capsys) -> None:
