@@ -23,9 +23,7 @@ logits and value are 0 (it only bids). Everything it reads is in the bidder's Se
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 import torch
@@ -34,9 +32,8 @@ from torch import nn
 from agents.heuristic import expected_tricks_kernel, hand_features
 from agents.heuristic_v1 import HeuristicV1Agent
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
-from fourhundred_env.errors import FourHundredError
 from fourhundred_env.kernels import rules_record
-from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, encode_observation
+from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -180,30 +177,3 @@ class BidNet(nn.Module):
         if self._features is None or self._features.rules != rules:
             self._features = BidFeatures(rules)
         return self._features(view)
-
-
-def bid_net_config(values: Any, where: str) -> BidNetConfig:
-    """The BidNetConfig a checkpoint records; unknown fields, non-positive sizes and another
-    observation or feature layout are refused (FourHundredError, one line)."""
-    known = [f.name for f in dataclasses.fields(BidNetConfig)]
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise FourHundredError(
-            f"{where}: its bidding network config has field(s) {unknown} this version does not "
-            f"know (a checkpoint from a newer fourhundred?): expected some of {known}"
-        )
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values.values()):
-        raise FourHundredError(f"{where}: net={dict(values)!r}: expected positive integers")
-    config = BidNetConfig(**values)
-    if config.obs_size != OBS_SIZE or config.bid_features != FEATURES_VERSION:
-        raise FourHundredError(
-            f"{where}: its bidding network reads observation size {config.obs_size} and bid "
-            f"features version {config.bid_features}: expected {OBS_SIZE} and "
-            f"{FEATURES_VERSION}, this version's (retrain, or use the release it was made with)"
-        )
-    return config
-
-
-def scaled_obs(obs_int8: np.ndarray) -> np.ndarray:
-    """float32 observations from int8 ones (as encode_observation gives them)."""
-    return obs_int8.astype(np.float32) * OBS_SCALE

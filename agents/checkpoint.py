@@ -9,7 +9,9 @@ holding more than tensors and plain values, missing keys, a network config with 
 version does not know, an input size other than the encoder's ``OBS_SIZE``, another
 observation layout, weights that do not fit or are not finite, or rules of another game (the
 conduct flags, time limits and ``auto_claim``, are not compared: ``Rules.game_differences``).
-It lives beside the agent that plays it.
+It lives beside the agent that plays it. A network config that records ``bid_features``
+is a bidding network (agents/bid_net.py, another feature layout refused too); everything
+else is a PolicyValueNet.
 """
 
 from __future__ import annotations
@@ -177,30 +179,41 @@ def _build_net(values: Any, where: str) -> Any:
     """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
     (agents/bid_net.py) when it records ``bid_features``."""
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.bid_net import BidNet, bid_net_config
+        from agents.bid_net import FEATURES_VERSION, BidNet, BidNetConfig
 
-        try:
-            return BidNet(bid_net_config(values, where))
-        except FourHundredError as e:
-            raise CheckpointError(str(e)) from None
+        config = _shape(BidNetConfig, values, where, "bidding network")
+        if config.obs_size != OBS_SIZE or config.bid_features != FEATURES_VERSION:
+            raise CheckpointError(
+                f"{where}: its bidding network reads observation size {config.obs_size} and "
+                f"bid features version {config.bid_features}: expected {OBS_SIZE} and "
+                f"{FEATURES_VERSION}, this version's (retrain, or use the release it was made "
+                "with)"
+            )
+        return BidNet(config)
     return PolicyValueNet(_net_config(values, where))
 
 
-def _net_config(values: Any, where: str) -> NetConfig:
-    """The NetConfig a checkpoint records; an unknown field, a missing shape or an input size
-    other than the encoder's is refused."""
-    known = [f.name for f in dataclasses.fields(NetConfig)]
+def _shape(cls: type, values: Any, where: str, what: str = "network") -> Any:
+    """`cls` (a dataclass of positive integer sizes) from a checkpoint's config mapping; an
+    unknown field or a size that is not a positive integer is refused."""
+    known = [f.name for f in dataclasses.fields(cls)]
     if not isinstance(values, Mapping):
         raise CheckpointError(f"{where}: net={values!r}: expected a mapping of {known}")
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise CheckpointError(
-            f"{where}: its network config has field(s) {unknown} this version does not know (a "
+            f"{where}: its {what} config has field(s) {unknown} this version does not know (a "
             f"checkpoint from a newer fourhundred?): expected some of {known}"
         )
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values.values()):
         raise CheckpointError(f"{where}: net={dict(values)!r}: expected positive integers")
-    config = NetConfig(**values)
+    return cls(**values)
+
+
+def _net_config(values: Any, where: str) -> NetConfig:
+    """The NetConfig a checkpoint records; an unknown field, a missing shape or an input size
+    other than the encoder's is refused."""
+    config = _shape(NetConfig, values, where)
     if config.obs_size != OBS_SIZE:
         raise CheckpointError(
             f"{where}: its network reads {config.obs_size} inputs: expected {OBS_SIZE}, the "

@@ -19,6 +19,7 @@ from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
+from tests.test_bid_q import assert_bids_as_its_network  # noqa: E402
 from train.bid_q import (  # noqa: E402
     BidQTrainer,
     QBidder,
@@ -116,14 +117,7 @@ def test_a_bid_features_run_resumes_exactly_and_bids_with_neural_bid(tmp_path: P
     a, b = (_weights(tmp_path / x / "policy.pt") for x in "ab")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     path = tmp_path / "a" / "policy.pt"
-    agent = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", Rules(), seed=0)
-    engine = Engine()
-    state = engine.init(16, seed=2)
-    engine.deal(state)
-    view = seat_view(engine, state)
-    bids = agent.act(view)
-    assert view.legal_mask[np.arange(16), bids].all()
-    np.testing.assert_array_equal(bids, QBidder(engine, resumed.net)(state, np.arange(16)))
+    assert_bids_as_its_network(path, resumed.net)
     # the analyser shows its values as net Q, and it bids the best of them
     a = analyse_bid(position_from_seed(3, seat=0, dealer=2), f"neural-bid:{path}", worlds=4)
     assert a.net_value is not None and a.actions[int(np.argmax(a.net_value))] == a.chosen

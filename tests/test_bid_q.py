@@ -106,8 +106,12 @@ def test_a_bid_q_run_is_seeded_resumes_exactly_and_bids_with_neural_bid(tmp_path
     for other in ("b", "c"):
         b = _weights(tmp_path / other / "policy.pt")
         assert all(torch.equal(a[k], b[k]) for k in a)
-    # the checkpoint is a greedy bidder over its fitted values, playing heuristic-v1's cards
-    path = tmp_path / "a" / "policy.pt"
+    assert_bids_as_its_network(tmp_path / "a" / "policy.pt", again.net)
+
+
+def assert_bids_as_its_network(path: Path, net) -> None:
+    """The checkpoint at `path`, as ``neural-bid:`` with heuristic-v1's cards, bids the argmax
+    of `net`'s fitted values at 16 seeded first bids, each legal."""
     agent = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", Rules(), seed=0)
     engine = Engine()
     state = engine.init(16, seed=2)
@@ -115,7 +119,7 @@ def test_a_bid_q_run_is_seeded_resumes_exactly_and_bids_with_neural_bid(tmp_path
     view = seat_view(engine, state)
     bids = agent.act(view)
     assert view.legal_mask[np.arange(16), bids].all()
-    np.testing.assert_array_equal(bids, QBidder(engine, again.net)(state, np.arange(16)))
+    np.testing.assert_array_equal(bids, QBidder(engine, net)(state, np.arange(16)))
 
 
 def test_a_window_keeps_only_the_last_iterations_and_resumes_exactly(tmp_path: Path) -> None:
