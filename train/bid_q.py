@@ -27,10 +27,17 @@ a policy gradient this trains a regression of Q(situation, hand, bid), the value
    fitted again (warm-started) on the positions of all iterations so far (or of the last
    ``window`` iterations: the fit's time and memory then stay bounded).
 
-The network is a PolicyValueNet whose bid logits are the Q-values (in value units, relative
-to the bid made: see ``clip``): greedy ``neural-bid:PATH`` plays it, with ``heuristic-v1``'s
-card play recorded as its play policy; its value head is not fitted and is 0.
-Everything runs in one process on ``torch_threads`` threads; each iteration's positions
+**The shipped config** (configs/bidding_q.yaml) values each bid by its mean over 64 worlds
+instead of the one true deal (``worlds``: the bid search of ``search:bidder``, far less
+noisy targets; computed by ``workers`` processes), adds the team's points (``per_point``), and
+fits a network that also reads heuristic-v1's evaluation of the hand and what each bid would
+do to the match (``net: bid_features``, agents/bid_net.py), in one iteration.
+
+Either network's bid logits are the Q-values (in value units, relative to the bid made: see
+``clip``): greedy ``neural-bid:PATH`` plays it, with ``heuristic-v1``'s card play recorded as
+its play policy; the value head (``net: mlp``, a PolicyValueNet) is not fitted and is 0.
+The fit runs on ``torch_threads`` threads (the worlds' values in their own processes); each
+iteration's positions
 and values are saved in the run folder as it ends (``iter_N.npz``) with the network after
 it (``iter_N.pt``), and a rerun of the same folder (``--resume``) continues from the last
 finished iteration with exactly the result of a straight run.
@@ -385,6 +392,7 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
     `inputs` are the network's inputs, each (n, ...) (int8 observations are scaled);
     returns the last epoch's mean loss."""
     import torch
+    from tqdm import tqdm
 
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
@@ -395,8 +403,6 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
 
     def batch(idx):
         return [t[idx].float() * scale if t.dtype == torch.int8 else t[idx] for t in tensors]
-
-    from tqdm import tqdm
 
     net.train()
     last = 0.0
