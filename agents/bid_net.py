@@ -42,7 +42,6 @@ FEATURES_VERSION = 1
 NUM_BIDS = NUM_ACTIONS - NUM_CARDS  # actions 52..65: bids 1..13 and the redeal
 SHARED_SIZE = OBS_SIZE + 58
 PER_BID = 26
-_RANKS = np.arange(13, dtype=np.uint64)
 
 
 class BidFeatures:

@@ -38,6 +38,14 @@ def blank_fields(obs: np.ndarray, names: tuple[str, ...] | list[str]) -> np.ndar
     return obs
 
 
+def net_inputs(net, view: SeatView, rules: Rules, blank: tuple = ()) -> tuple:
+    """A network's inputs at a view's tables, as numpy arrays: the observation (`blank`
+    fields zero), or what a network that reads more (agents/bid_net.py) works out itself."""
+    if hasattr(net, "view_inputs"):
+        return net.view_inputs(view, rules)
+    return (blank_fields(encode_observation(view), blank),)
+
+
 class NeuralAgent(Agent):
     """Acts with a checkpoint's policy: greedy (argmax) by default, or sampled."""
 
@@ -98,10 +106,7 @@ class NeuralAgent(Agent):
         tensors. A network that reads more than the observation (agents/bid_net.py) works
         its inputs out from the view itself."""
         torch = self._torch
-        if hasattr(self.net, "view_inputs"):
-            inputs = self.net.view_inputs(view, self.rules)
-        else:
-            inputs = (blank_fields(encode_observation(view), self.blank),)
+        inputs = net_inputs(self.net, view, self.rules, self.blank)
         with torch.no_grad():
             logits, value = self.net(*(torch.from_numpy(x).to(self.device, self.dtype)
                                        for x in inputs))  # fmt: skip

@@ -208,12 +208,9 @@ class QBidder:
             return np.asarray(self.heuristic.act(view), np.int64)
         import torch
 
-        from agents.neural import blank_fields
+        from agents.neural import net_inputs
 
-        if hasattr(self.net, "view_inputs"):
-            inputs = self.net.view_inputs(view, self.engine.rules)
-        else:
-            inputs = (blank_fields(encode_observation(view), self.blank),)
+        inputs = net_inputs(self.net, view, self.engine.rules, self.blank)
         with torch.no_grad():
             q = self.net(*map(torch.from_numpy, inputs))[0][:, NUM_CARDS:].numpy()
         q = np.where(view.legal_mask[:, NUM_CARDS:], q, -np.inf)
