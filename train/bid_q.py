@@ -40,7 +40,9 @@ The fit runs on ``torch_threads`` threads (the worlds' values in their own proce
 iteration's positions
 and values are saved in the run folder as it ends (``iter_N.npz``) with the network after
 it (``iter_N.pt``), and a rerun of the same folder (``--resume``) continues from the last
-finished iteration with exactly the result of a straight run.
+finished iteration with exactly the result of a straight run; an iteration stopped in its
+fit starts again from its saved values (the fit's settings may then be changed: the values
+do not depend on them).
 """
 
 from __future__ import annotations
@@ -491,25 +493,32 @@ class BidQTrainer:
             self.net.load_state_dict(torch.load(self.run_dir / f"iter_{start - 1}.pt")["w"])
         for k in range(start, c.iterations):
             t0 = time.perf_counter()
-            bidder = QBidder(self.engine, self.net if k else None, self.blank)
             seed = c.seed * 1000 + k
-            positions = record_positions(self.engine, bidder, c.positions, seed, c.num_tables,
-                                         c.max_hands, 0)  # fmt: skip
-            t1 = time.perf_counter()
-            if c.worlds:
-                q = world_values(self.engine, positions, c, progress=self.progress)
+            path = self.run_dir / f"iter_{k}.npz"
+            if path.is_file():  # saved before the run stopped in the fit: not computed again
+                saved, q = self._saved_values(path)
+                t1 = t2 = time.perf_counter()
             else:
-                q = play_out_values(self.engine, positions, bidder, c.value, self.model,
-                                    per_point=c.per_point)  # fmt: skip
-            own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
-            t2 = time.perf_counter()
-            if c.net == "bid_features":
-                saved = {"views": seat_view(self.engine, positions).records}
-            else:
-                saved = {"obs": observations(self.engine, positions, self.blank)}
-            gap = float(np.mean(q.max(1) - q[np.arange(len(q)), own]))
-            q = relative_targets(q, own, c.clip)
-            np.savez(self.run_dir / f"iter_{k}.npz", q=q, **saved)
+                bidder = QBidder(self.engine, self.net if k else None, self.blank)
+                positions = record_positions(self.engine, bidder, c.positions, seed,
+                                             c.num_tables, c.max_hands, 0)  # fmt: skip
+                t1 = time.perf_counter()
+                if c.worlds:
+                    q = world_values(self.engine, positions, c, progress=self.progress)
+                else:
+                    q = play_out_values(self.engine, positions, bidder, c.value, self.model,
+                                        per_point=c.per_point)  # fmt: skip
+                own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
+                t2 = time.perf_counter()
+                if c.net == "bid_features":
+                    saved = {"views": seat_view(self.engine, positions).records}
+                else:
+                    saved = {"obs": observations(self.engine, positions, self.blank)}
+                q = relative_targets(q, own, c.clip)
+                part = path.with_suffix(".part.npz")
+                np.savez(part, q=q, **saved)
+                part.replace(path)  # a crash mid-write leaves no damaged iter_k.npz
+            gap = float(np.mean(q.max(1)))  # q is relative to the bid made, its floor below 0
             inputs_all.append(self.inputs(saved))
             q_all.append(q)
             if c.window:
@@ -525,6 +534,27 @@ class BidQTrainer:
             history.append(row)
             print(json.dumps(row), flush=True)
         return history
+
+    def _saved_values(self, path: Path) -> tuple[dict, np.ndarray]:
+        """The positions' inputs (observations or views) and relative values an iteration
+        saved in `path` before its fit; a file of another network or size is refused."""
+        key = "views" if self.config.net == "bid_features" else "obs"
+        try:
+            with np.load(path) as d:
+                saved, q = {key: d[key]}, d["q"]
+        except (OSError, ValueError, KeyError) as e:
+            raise ConfigError(
+                f"{path}: saved values unreadable or without {key!r} ({e}): expected the "
+                f"iteration's positions for net={self.config.net} (delete it to compute them "
+                "again)"
+            ) from None
+        if q.shape != (self.config.positions, NUM_BIDS):
+            raise ConfigError(
+                f"{path}: values of shape {q.shape}: expected ({self.config.positions}, "
+                f"{NUM_BIDS}) for positions={self.config.positions} (delete it to compute "
+                "them again)"
+            )
+        return saved, q
 
     def save_policy(self) -> None:
         from train.checkpoint import save_policy
