@@ -14,7 +14,9 @@ bids (BENCHMARKS.md, "Bidding (issue 20)"). This network is also given, worked o
 * **for each bid** (`PER_BID` entries for each of the 14 bid actions): the bid, the points it
   wins or loses, whether making it wins the match, the scores it leaves, heuristic-v1's chance
   of making it and its utility, whether the dealer's bid gets the hand played, whether it is
-  legal, and whether it is the bid heuristic-v1 makes.
+  legal, whether it is the bid heuristic-v1 makes, and (version 2) the match-win estimate
+  (``matchwin_h1.npz``) if the bidder makes it and if it misses it, the other seats' scores
+  as they are, and their mix by heuristic-v1's chance of making it.
 
 A shared trunk reads the position; one head, the same for every bid, reads the trunk's output
 with the bid's entries and gives the bid's value. Its bid logits are those values; its card
@@ -31,25 +33,37 @@ from torch import nn
 
 from agents.heuristic import expected_tricks_kernel, hand_features
 from agents.heuristic_v1 import HeuristicV1Agent
+from agents.match_value import team_values
+from agents.matchwin import MatchWin, matchwin_path
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
+from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 """Layout version of the features below; bump it whenever they change."""
+PER_BID_SIZES = {1: 26, 2: 30}
+"""Per-bid entries of each layout version this release reads (version 1: without the
+match-win entries)."""
 NUM_BIDS = NUM_ACTIONS - NUM_CARDS  # actions 52..65: bids 1..13 and the redeal
 SHARED_SIZE = OBS_SIZE + 58
-PER_BID = 26
+PER_BID = PER_BID_SIZES[FEATURES_VERSION]
+MATCHWIN = "matchwin_h1.npz"
+"""The match-win estimate the version-2 entries read (fitted on heuristic-v1's matches)."""
 
 
 class BidFeatures:
     """The network's inputs at K bidding tables: (shared (K, SHARED_SIZE), per-bid (K, 14,
-    PER_BID)) float32, for one set of rules."""
+    PER_BID_SIZES[version])) float32, for one set of rules."""
 
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
+    def __init__(self, rules: Rules, version: int = FEATURES_VERSION) -> None:
+        self.rules, self.version = rules, version
+        self.per_bid = PER_BID_SIZES[version]
+        if version >= 2:  # refuses rules the estimate was not fitted under, in one line
+            self.matchwin = MatchWin(matchwin_path(MATCHWIN), rules=rules)
+            self.engine = Engine(rules)
         r = rules_record(rules)[0]
         self.values = r["values"].astype(np.float64)  # (2, 14): by the thirty rule's row
         self.weights = r["weights"].astype(np.float64)  # (14,)
@@ -111,7 +125,7 @@ class BidFeatures:
         else:
             reached = prev_weight[:, None] + self.weights[1:14][None, :] >= required[:, None]
         played = np.where(dealer[:, None], reached, True).astype(np.float64)
-        per = np.zeros((n, NUM_BIDS, PER_BID), np.float32)
+        per = np.zeros((n, NUM_BIDS, self.per_bid), np.float32)
         per[:, :, :NUM_BIDS] = np.eye(NUM_BIDS, dtype=np.float32)[None]
         per[:, :13, 14] = b / 13
         per[:, :13, 15] = val / 40
@@ -126,7 +140,34 @@ class BidFeatures:
         has = own >= 0
         per[np.flatnonzero(has), own[has], 24] = 1.0
         per[:, :13, 25] = finish * p
+        if self.version >= 2:
+            per[:, :13, 26:30] = self._match_win(view, val, p)
         return shared, per
+
+    def _match_win(self, view: SeatView, val: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """(n, 13, 4): for bids 1..13 (points val (n, 13), heuristic-v1's chance p of making
+        them), the match-win estimate of the bidder's team if the bidder makes the bid and if
+        it misses it (the other seats' scores unchanged, the match over at 41 as the rules
+        say), their mix by p, each minus the estimate now (x 5: 20 points of percentage are
+        1), and the estimate now."""
+        n = view.size
+        seat = view.seat.astype(np.int64)
+        scores = view.scores_before.astype(np.int64)
+        target = view.target.astype(np.int64)
+        dealer = view.dealer.astype(np.int64)
+        now = team_values(self.matchwin, scores, target, dealer)[np.arange(n), seat]
+        rows = np.repeat(np.arange(n), 13)
+        out = np.empty((n, 13, 4))
+        for j, sign in enumerate((1, -1)):
+            after = scores[rows].copy()
+            after[np.arange(n * 13), seat[rows]] += sign * val.reshape(-1).astype(np.int64)
+            winner, next_target = self.engine.end_of_game(after, target[rows])
+            v = team_values(self.matchwin, after, next_target, dealer[rows] + 1, winner)
+            out[:, :, j] = v[np.arange(n * 13), seat[rows]].reshape(n, 13) - now[:, None]
+        out[:, :, 2] = p * out[:, :, 0] + (1 - p) * out[:, :, 1]
+        out[:, :, :3] *= 5
+        out[:, :, 3] = now[:, None]
+        return out
 
 
 @dataclass(frozen=True)
@@ -147,7 +188,8 @@ class BidNetConfig:
 
 
 class BidNet(nn.Module):
-    """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID)) -> (logits (N, 66): the bids'
+    """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID_SIZES[version])) -> (logits (N, 66):
+    the bids'
     values, cards 0; value (N,) 0)."""
 
     def __init__(self, config: BidNetConfig | None = None) -> None:
@@ -158,7 +200,7 @@ class BidNet(nn.Module):
             nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
         )  # fmt: skip
         self.bid_head = nn.Sequential(
-            nn.Linear(c.hidden // 2 + PER_BID, c.head), nn.ReLU(),
+            nn.Linear(c.hidden // 2 + PER_BID_SIZES[c.bid_features], c.head), nn.ReLU(),
             nn.Linear(c.head, c.head // 2), nn.ReLU(),
             nn.Linear(c.head // 2, 1),
         )  # fmt: skip
@@ -174,5 +216,5 @@ class BidNet(nn.Module):
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         """The network's inputs at a view's tables (BidFeatures, kept for the rules)."""
         if self._features is None or self._features.rules != rules:
-            self._features = BidFeatures(rules)
+            self._features = BidFeatures(rules, self.config.bid_features)
         return self._features(view)

@@ -179,15 +179,15 @@ def _build_net(values: Any, where: str) -> Any:
     """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
     (agents/bid_net.py) when it records ``bid_features``."""
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.bid_net import FEATURES_VERSION, BidNet, BidNetConfig
+        from agents.bid_net import PER_BID_SIZES, BidNet, BidNetConfig
 
         config = _shape(BidNetConfig, values, where, "bidding network")
-        if config.obs_size != OBS_SIZE or config.bid_features != FEATURES_VERSION:
+        if config.obs_size != OBS_SIZE or config.bid_features not in PER_BID_SIZES:
+            versions = " or ".join(map(str, PER_BID_SIZES))
             raise CheckpointError(
                 f"{where}: its bidding network reads observation size {config.obs_size} and "
                 f"bid features version {config.bid_features}: expected {OBS_SIZE} and "
-                f"{FEATURES_VERSION}, this version's (retrain, or use the release it was made "
-                "with)"
+                f"{versions}, this version's (retrain, or use the release it was made with)"
             )
         return BidNet(config)
     return PolicyValueNet(_net_config(values, where))

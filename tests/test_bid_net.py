@@ -12,9 +12,17 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text, start  # noqa: E402
-from agents.bid_net import PER_BID, SHARED_SIZE, BidFeatures  # noqa: E402
+from agents.bid_net import (  # noqa: E402
+    MATCHWIN,
+    PER_BID,
+    SHARED_SIZE,
+    BidFeatures,
+    BidNet,
+    BidNetConfig,
+)
 from agents.checkpoint import CheckpointError, load_policy  # noqa: E402
 from agents.heuristic_v1 import HeuristicV1Agent  # noqa: E402
+from agents.matchwin import MatchWin, matchwin_path  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
@@ -33,7 +41,8 @@ WEAK = "2H 3S 4S 5S 6D 7D 8D 2C 3C 4C 5C 6C 7C"
 TINY = ["positions=240", "num_tables=32", "hidden=32", "epochs=1", "batch_size=64",
         "worlds=2", "workers=1"]  # fmt: skip
 # the per-bid entries (agents/bid_net.py), by index
-POINTS, FINISH, PLAYED, LEGAL, HEURISTIC = 15, 16, 21, 23, 24
+POINTS, FINISH, P_MAKE, PLAYED, LEGAL, HEURISTIC = 15, 16, 19, 21, 23, 24
+MADE, MISSED, MIXED, NOW = 26, 27, 28, 29  # version 2: the match-win estimate (x 5, minus now)
 
 
 def _features(hand: str, scores=(0, 0, 0, 0), dealer=3, bids=()):
@@ -63,6 +72,52 @@ def test_each_bid_reads_its_points_and_whether_it_wins_the_match(
     assert per[0, bid - 1, POINTS] * 40 == pytest.approx(points)
     assert per[0, bid - 1, FINISH] == float(finish)
     np.testing.assert_array_equal(per[0, :, LEGAL], view.legal_mask[0, NUM_CARDS:])
+
+
+@pytest.mark.parametrize(
+    ("scores", "bid", "made", "missed"),
+    [
+        # (scores by seat; the bidder is seat 0, the dealer seat 3), bid, scores after it
+        # is made and after it is missed, the others' scores as they are (None: match won)
+        ((0, 0, 0, 0), 5, (10, 0, 0, 0), (-10, 0, 0, 0)),
+        ((35, 0, 10, 0), 6, None, (29, 0, 10, 0)),  # 35 + 6 wins, the partner above zero
+        ((35, 0, 0, 0), 6, (41, 0, 0, 0), (29, 0, 0, 0)),  # the partner at zero: no win
+        ((35, 0, 10, 0), 5, (40, 0, 10, 0), (30, 0, 10, 0)),  # the thirty rule: 5 for 5
+    ],
+)
+def test_each_bid_reads_the_match_win_estimate_if_made_and_if_missed(
+    scores, bid, made, missed
+) -> None:
+    model = MatchWin(matchwin_path(MATCHWIN), rules=Rules())
+
+    def ours(after) -> float:  # the bidder's team's chance, the next hand dealt by seat 0
+        first = model.first_team(np.array(after), np.array([41]), np.array([0]))[0]
+        return 1.0 - first  # seat 0's team is not the first to bid (seat 1 is)
+
+    _, _, per = _features(STRONG, scores)
+    # now, seat 3 deals: seat 0, the bidder, bids first
+    now = model.first_team(np.array(scores), np.array([41]), np.array([3]))[0]
+    row = per[0, bid - 1]
+    assert row[NOW] == pytest.approx(now, abs=1e-6)
+    win = 1.0 if made is None else ours(made)
+    assert row[MADE] / 5 == pytest.approx(win - now, abs=1e-5)
+    assert row[MISSED] / 5 == pytest.approx(ours(missed) - now, abs=1e-5)
+    p = row[P_MAKE]
+    assert row[MIXED] == pytest.approx(p * row[MADE] + (1 - p) * row[MISSED], abs=1e-5)
+
+
+def test_a_checkpoint_of_the_first_layout_still_loads_and_bids(tmp_path: Path) -> None:
+    from train.checkpoint import save_policy
+
+    torch.manual_seed(0)
+    old = BidNet(BidNetConfig(bid_features=1, hidden=32, head=16))
+    save_policy(tmp_path / "v1.pt", old, Rules(), {"play_policy": "heuristic-v1"})
+    view, _, _ = _features(STRONG)
+    _, per = BidFeatures(Rules(), version=1)(view)
+    assert per.shape == (1, 14, 26)
+    net, _, _ = load_policy(tmp_path / "v1.pt")
+    assert net.config.bid_features == 1
+    assert_bids_as_its_network(tmp_path / "v1.pt", old)
 
 
 def test_the_dealer_reads_which_bids_get_the_hand_played() -> None:
@@ -124,12 +179,47 @@ def test_a_bid_features_run_resumes_exactly_and_bids_with_neural_bid(tmp_path: P
     assert "net Q" in a.table()
 
 
+def test_a_run_stopped_in_its_fit_resumes_from_its_saved_values(tmp_path, monkeypatch) -> None:
+    import train.bid_q as bid_q
+
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
+    BidQTrainer(cfg, tmp_path / "a").train()
+    fit = bid_q.fit
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bid_q, "fit", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        BidQTrainer(cfg, tmp_path / "b").train()
+    assert (tmp_path / "b" / "iter_0.npz").is_file() and not (tmp_path / "b" / "iter_0.pt").exists()
+
+    def never(*args, **kwargs):
+        raise AssertionError("the saved values were computed again")
+
+    monkeypatch.setattr(bid_q, "fit", fit)
+    monkeypatch.setattr(bid_q, "world_values", never)
+    BidQTrainer(cfg, tmp_path / "b", resume=True).train()
+    a, b = (_weights(tmp_path / x / "policy.pt") for x in "ab")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    # the values do not depend on the fit's settings: another fit of them is allowed
+    wider = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "hidden=48"])
+    (tmp_path / "b" / "iter_0.pt").unlink()
+    BidQTrainer(wider, tmp_path / "b", resume=True).train()
+    assert _weights(tmp_path / "b" / "policy.pt")["trunk.0.weight"].shape[0] == 48
+    # saved values of another size are refused in one line
+    more = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "positions=300"])
+    (tmp_path / "b" / "iter_0.pt").unlink()
+    with pytest.raises(bid_q.ConfigError, match=r"iter_0\.npz: values of shape \(240, 14\)"):
+        BidQTrainer(more, tmp_path / "b", resume=True).train()
+
+
 def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) -> None:
     cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
     BidQTrainer(cfg, tmp_path).train()
     data = torch.load(tmp_path / "policy.pt", weights_only=False)
     for change, message in (
-        ({"bid_features": 99}, "bid features version 99: expected 588 and 1"),
+        ({"bid_features": 99}, "bid features version 99: expected 588 and 1 or 2"),
         ({"colour": 3}, "field(s) ['colour'] this version does not know"),
         ({"hidden": 0}, "expected positive integers"),
     ):
