@@ -203,10 +203,12 @@ def test_a_run_stopped_in_its_fit_resumes_from_its_saved_values(tmp_path, monkey
     a, b = (_weights(tmp_path / x / "policy.pt") for x in "ab")
     assert all(torch.equal(a[k], b[k]) for k in a)
     # the values do not depend on the fit's settings: another fit of them is allowed
-    wider = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "hidden=48"])
+    wider = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "hidden=48",
+                                                         "head=24"])  # fmt: skip
     (tmp_path / "b" / "iter_0.pt").unlink()
     BidQTrainer(wider, tmp_path / "b", resume=True).train()
-    assert _weights(tmp_path / "b" / "policy.pt")["trunk.0.weight"].shape[0] == 48
+    w = _weights(tmp_path / "b" / "policy.pt")
+    assert w["trunk.0.weight"].shape[0] == 48 and w["bid_head.0.weight"].shape[0] == 24
     # saved values of another size are refused in one line
     more = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "positions=300"])
     (tmp_path / "b" / "iter_0.pt").unlink()
@@ -243,6 +245,7 @@ def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) 
         (["per_point=-1"], "per_point=-1.0: expected 0 or more"),
         (["workers=0"], "workers=0: expected at least 1"),
         (["candidates=0"], "candidates=0: expected at least 1"),
+        (["head=0"], "head=0: expected at least 1"),
     ],
 )
 def test_bad_bid_features_configs_are_one_clear_line(overrides, message, capsys) -> None:

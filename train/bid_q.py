@@ -130,7 +130,9 @@ class BidQConfig:
     hidden: int = 256
     """Width of each hidden layer."""
     layers: int = 2
-    """Hidden layers."""
+    """Hidden layers (net mlp)."""
+    head: int = 128
+    """Width of the first layer of the head that scores each bid (net bid_features)."""
     window: int = 0
     """Fit on the positions of the last `window` iterations only (0: all so far), so that
     the fit's time and memory stay bounded however many iterations run."""
@@ -152,7 +154,8 @@ class BidQConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
-                     "epochs", "batch_size", "torch_threads", "workers", "candidates"):  # fmt: skip
+                     "head", "epochs", "batch_size", "torch_threads", "workers",
+                     "candidates"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
         if self.worlds < 0:
@@ -448,7 +451,7 @@ class BidQTrainer:
         if config.net == "bid_features":
             from agents.bid_net import BidFeatures, BidNet, BidNetConfig
 
-            self.net = BidNet(BidNetConfig(hidden=config.hidden))
+            self.net = BidNet(BidNetConfig(hidden=config.hidden, head=config.head))
             self.features = BidFeatures(self.rules)
         else:
             self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
