@@ -202,13 +202,17 @@ def test_a_run_stopped_in_its_fit_resumes_from_its_saved_values(tmp_path, monkey
     BidQTrainer(cfg, tmp_path / "b", resume=True).train()
     a, b = (_weights(tmp_path / x / "policy.pt") for x in "ab")
     assert all(torch.equal(a[k], b[k]) for k in a)
-    # the values do not depend on the fit's settings: another fit of them is allowed
+    # the values do not depend on the fit's settings: fitted again with others, they give
+    # what a straight run with those settings gives
     wider = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "hidden=48",
                                                          "head=24"])  # fmt: skip
     (tmp_path / "b" / "iter_0.pt").unlink()
     BidQTrainer(wider, tmp_path / "b", resume=True).train()
-    w = _weights(tmp_path / "b" / "policy.pt")
-    assert w["trunk.0.weight"].shape[0] == 48 and w["bid_head.0.weight"].shape[0] == 24
+    monkeypatch.undo()
+    BidQTrainer(wider, tmp_path / "c").train()  # a straight run of those settings
+    b, c = (_weights(tmp_path / x / "policy.pt") for x in "bc")
+    assert b["trunk.0.weight"].shape[0] == 48 and b["bid_head.0.weight"].shape[0] == 24
+    assert all(torch.equal(b[k], c[k]) for k in b)
     # saved values of another size are refused in one line
     more = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1", "positions=300"])
     (tmp_path / "b" / "iter_0.pt").unlink()
