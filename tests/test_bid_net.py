@@ -38,7 +38,7 @@ from train.bid_q import (  # noqa: E402
 
 STRONG = "AH KH QH JH 10H 9H AS KS AD KD AC KC QC"
 WEAK = "2H 3S 4S 5S 6D 7D 8D 2C 3C 4C 5C 6C 7C"
-TINY = ["positions=240", "num_tables=32", "hidden=32", "epochs=1", "batch_size=64",
+TINY = ["positions=240", "num_tables=32", "hidden=32", "head=16", "epochs=1", "batch_size=64",
         "worlds=2", "workers=1"]  # fmt: skip
 # the per-bid entries (agents/bid_net.py), by index
 POINTS, FINISH, P_MAKE, PLAYED, LEGAL, HEURISTIC = 15, 16, 19, 21, 23, 24
