@@ -148,7 +148,7 @@ class BidFeatures:
         """(n, 13, 4): for bids 1..13 (points val (n, 13), heuristic-v1's chance p of making
         them), the match-win estimate of the bidder's team if the bidder makes the bid and if
         it misses it (the other seats' scores unchanged, the match over at 41 as the rules
-        say), their mix by p, each minus the estimate now (x 5: 20 points of percentage are
+        say), their mix by p, each minus the estimate now (x 5: 20 percentage points read
         1), and the estimate now."""
         n = view.size
         seat = view.seat.astype(np.int64)
@@ -189,8 +189,7 @@ class BidNetConfig:
 
 class BidNet(nn.Module):
     """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID_SIZES[version])) -> (logits (N, 66):
-    the bids'
-    values, cards 0; value (N,) 0)."""
+    the bids' values, cards 0; value (N,) 0)."""
 
     def __init__(self, config: BidNetConfig | None = None) -> None:
         super().__init__()
