@@ -30,35 +30,37 @@ from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.view import seat_view
 from train.bid_q import QBidder, record_positions
+from train.bid_report import mean_interval
 
 CHUNK = 250
 BANDS = ((0, 0), (1, 19), (20, 29), (30, 999))
 
 
+def in_chunks(engine: Engine, positions, decide, desc: str | None = None) -> np.ndarray:
+    """decide(view) of the positions' seat views, CHUNK tables at a time, joined."""
+    starts = range(0, positions.batch_size, CHUNK)
+    out = []
+    for lo in tqdm(starts, desc=desc, unit="chunk", disable=desc is None):
+        rows = np.arange(lo, min(positions.batch_size, lo + CHUNK))
+        out.append(np.asarray(decide(seat_view(engine, positions, index=rows))))
+    return np.concatenate(out)
+
+
 def search_values(engine: Engine, positions, seed: int) -> np.ndarray:
     """(n, 14) float64: search:bidder's value of every bid (pp), -inf where illegal."""
     agent = SearchAgent(engine.rules, seed=seed, settings=SearchSettings(preset="bidder"))
-    out = []
-    for lo in tqdm(range(0, positions.batch_size, CHUNK), desc=f"search values, seed {seed}",
-                   unit="chunk"):  # fmt: skip
-        rows = np.arange(lo, min(positions.batch_size, lo + CHUNK))
-        out.append(100.0 * agent.action_values(seat_view(engine, positions, index=rows)))
-    return np.concatenate(out)[:, NUM_CARDS:]
+    values = in_chunks(engine, positions, agent.action_values, f"search values, seed {seed}")
+    return 100.0 * values[:, NUM_CARDS:]
 
 
 def bids(engine: Engine, positions, spec: str) -> np.ndarray:
     """(n,) the bid index (0..13) `spec` makes at each position."""
-    agent = make_agent(spec, engine.rules, seed=0)
-    out = []
-    for lo in range(0, positions.batch_size, CHUNK):
-        rows = np.arange(lo, min(positions.batch_size, lo + CHUNK))
-        out.append(np.asarray(agent.act(seat_view(engine, positions, index=rows))))
-    return np.concatenate(out) - NUM_CARDS
+    return in_chunks(engine, positions, make_agent(spec, engine.rules, seed=0).act) - NUM_CARDS
 
 
 def interval(x: np.ndarray) -> str:
-    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return f"{x.mean():+.3f} [{x.mean() - half:+.3f}, {x.mean() + half:+.3f}]"
+    mean, lo, hi = mean_interval(x)
+    return f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 
 def main() -> None:

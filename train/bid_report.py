@@ -97,7 +97,7 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     }
 
 
-def _mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
     """Mean and its 95% normal interval."""
     x = np.asarray(x, np.float64)
     half = 1.96 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else float("nan")
@@ -122,10 +122,10 @@ def hands_summary(h: dict[str, np.ndarray]) -> dict[str, Any]:
     contracts = int(played.sum()) * len(BIDDER_SEATS)
     return {
         "hands": int(h["thrown_in"].size),
-        "points_per_hand": _mean_interval(h["points"].mean(axis=1)),
+        "points_per_hand": mean_interval(h["points"].mean(axis=1)),
         "made": _wilson(float(h["made"].sum()), contracts),
         "thrown_in": _wilson(float(h["thrown_in"].sum()), h["thrown_in"].size),
-        "value_change": _mean_interval(h["value_change"]),
+        "value_change": mean_interval(h["value_change"]),
         "mean_bid": float(h["bids"][played].mean()) if played.any() else float("nan"),
     }
 
@@ -156,10 +156,10 @@ def bid_report(
     for base in BASELINES:
         other = hands[base]
         report["differences"][base] = {
-            "points_per_hand": _mean_interval(
+            "points_per_hand": mean_interval(
                 mine["points"].mean(axis=1) - other["points"].mean(axis=1)
             ),
-            "value_change": _mean_interval(mine["value_change"] - other["value_change"]),
+            "value_change": mean_interval(mine["value_change"] - other["value_change"]),
         }
     for k, s in enumerate(SITUATIONS):
         rows = mine["situation"] == k
