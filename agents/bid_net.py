@@ -16,11 +16,15 @@ bids (BENCHMARKS.md, "Bidding (issue 20)"). This network is also given, worked o
   of making it and its utility, whether the dealer's bid gets the hand played, whether it is
   legal, whether it is the bid heuristic-v1 makes, and (version 2) the match-win estimate
   (``matchwin_h1.npz``) if the bidder makes it and if it misses it, the other seats' scores
-  as they are, and their mix by heuristic-v1's chance of making it.
+  as they are, and their mix by heuristic-v1's chance of making it; (version 3) the same
+  three with the other seats' bids made or missed too (each made 3 times in 4: their bids
+  so far, the minimum bid of those yet to bid).
 
 A shared trunk reads the position; one head, the same for every bid, reads the trunk's output
-with the bid's entries and gives the bid's value. Its bid logits are those values; its card
-logits and value are 0 (it only bids). Everything it reads is in the bidder's SeatView.
+with the bid's entries and gives the bid's value, or (head version 2, the outcome head) the
+bid's chance of being made and a correction, the value then being that chance's mix of the
+match-win change if made and if missed, plus the correction. Its bid logits are those values;
+its card logits and value are 0 (it only bids). Everything it reads is in the bidder's SeatView.
 """
 
 from __future__ import annotations
@@ -42,14 +46,20 @@ from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 """Layout version of the features below; bump it whenever they change."""
-PER_BID_SIZES = {1: 26, 2: 30}
+PER_BID_SIZES = {1: 26, 2: 30, 3: 33}
 """Per-bid entries of each layout version this release reads (version 1: without the
-match-win entries)."""
+match-win entries; version 2: without those that count the other bids' outcomes)."""
+OTHERS_MADE = 0.75
+"""The chance the version-3 entries give each other seat's bid of being made (the bid it made
+before the bidder's, or its minimum bid if it bids after): heuristic-v1's made rate in its
+own matches (75.1%, issue 20)."""
 NUM_BIDS = NUM_ACTIONS - NUM_CARDS  # actions 52..65: bids 1..13 and the redeal
 SHARED_SIZE = OBS_SIZE + 58
 PER_BID = PER_BID_SIZES[FEATURES_VERSION]
+HEAD_VERSIONS = (1, 2)
+"""Head versions this release reads (BidNetConfig.head_version)."""
 MATCHWIN = "matchwin_h1.npz"
 """The match-win estimate the version-2 entries read (fitted on heuristic-v1's matches)."""
 
@@ -142,6 +152,11 @@ class BidFeatures:
         per[:, :13, 25] = finish * p
         if self.version >= 2:
             per[:, :13, 26:30] = self._match_win(view, val, p)
+        if self.version >= 3:
+            for lo in range(0, n, 4096):  # in parts: 8 outcomes of the others a bid and table
+                rows = np.arange(lo, min(n, lo + 4096))
+                part = view.select(rows)
+                per[rows, :13, 30:33] = self._match_win_joint(part, val[rows], p[rows])
         return shared, per
 
     def _match_win(self, view: SeatView, val: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -169,6 +184,45 @@ class BidFeatures:
         out[:, :, 3] = now[:, None]
         return out
 
+    def _match_win_joint(self, view: SeatView, val: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """(n, 13, 3): as the first three of _match_win, but each other seat's bid (the one it
+        made before the bidder's, or its minimum bid if it bids after) is made with chance
+        OTHERS_MADE and missed otherwise, scored as the rules score it: where the match ends
+        also depends on the others' outcomes (a partner at 38 who bid 3, an opponent at 40)."""
+        n = view.size
+        seat = view.seat.astype(np.int64)
+        scores = view.scores_before.astype(np.int64)
+        target = view.target.astype(np.int64)
+        dealer = view.dealer.astype(np.int64)
+        now = team_values(self.matchwin, scores, target, dealer)[np.arange(n), seat]
+        bid = view.bids.astype(np.int64)  # (n, 4) by seat, 0: not bid yet
+        other = np.arange(4)[None, :] != seat[:, None]  # seats yet to bid: their minimum
+        bid = np.where((bid == 0) & other, view.min_bid.astype(np.int64), bid)
+        row = (scores >= self.thirty).astype(np.int64)
+        theirs = np.where(bid > 0, self.values[row, bid], 0.0).astype(np.int64)  # (n, 4)
+        combos = (np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1  # (16, 4) made bits
+        # the combinations of the other seats' outcomes (the bidder's bit stays 0), and their
+        # chance
+        keep = ((combos[None] == 0) | (bid[:, None, :] > 0)).all(2)  # (n, 16)
+        kept_pos, kept_combo = np.nonzero(keep)  # (m,)
+        made = combos[kept_combo]  # (m, 4)
+        known = bid[kept_pos] > 0
+        chance = np.where(known, np.where(made == 1, OTHERS_MADE, 1 - OTHERS_MADE), 1.0).prod(1)
+        delta = np.where(known, np.where(made == 1, theirs[kept_pos], -theirs[kept_pos]), 0)
+        m = kept_pos.size
+        rows = np.repeat(kept_pos, 13)
+        mine = np.tile(np.arange(13), m)
+        out = np.zeros((n, 13, 3))
+        for j, sign in enumerate((1, -1)):
+            after = np.repeat(scores[kept_pos] + delta, 13, axis=0)  # (m * 13, 4)
+            after[np.arange(m * 13), seat[rows]] += sign * val[rows, mine].astype(np.int64)
+            winner, next_target = self.engine.end_of_game(after, target[rows])
+            v = team_values(self.matchwin, after, next_target, dealer[rows] + 1, winner)
+            v = v[np.arange(m * 13), seat[rows]] - now[rows]
+            np.add.at(out[:, :, j], (rows, mine), np.repeat(chance, 13) * v)
+        out[:, :, 2] = p * out[:, :, 0] + (1 - p) * out[:, :, 1]
+        return out * 5
+
 
 @dataclass(frozen=True)
 class BidNetConfig:
@@ -182,6 +236,11 @@ class BidNetConfig:
     """Width of the trunk's first layer (the second is half of it)."""
     head: int = 128
     """Width of the per-bid head's first layer (the second is half of it)."""
+    head_version: int = 1
+    """1: the head gives each bid's value. 2 (the outcome head; features version 2): it gives
+    each bid a chance of being made and a correction, and the bid's value is that chance's mix
+    of the match-win change if made and if missed (the features' entries) and of the points,
+    plus the correction, minus the same for heuristic-v1's bid."""
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -198,19 +257,51 @@ class BidNet(nn.Module):
             nn.Linear(SHARED_SIZE, c.hidden), nn.ReLU(),
             nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
         )  # fmt: skip
+        if c.head_version not in HEAD_VERSIONS or (c.head_version == 2 and c.bid_features < 2):
+            raise ValueError(
+                f"head_version {c.head_version} with bid features version {c.bid_features}: "
+                "expected head_version 1, or 2 with features version 2 or later"
+            )
         self.bid_head = nn.Sequential(
             nn.Linear(c.hidden // 2 + PER_BID_SIZES[c.bid_features], c.head), nn.ReLU(),
             nn.Linear(c.head, c.head // 2), nn.ReLU(),
-            nn.Linear(c.head // 2, 1),
+            nn.Linear(c.head // 2, c.head_version),
         )  # fmt: skip
+        if c.head_version == 2:  # the weights of the match-win change and of the points
+            self.match_weight = nn.Parameter(torch.tensor(1.0))
+            self.point_weight = nn.Parameter(torch.tensor(0.0))
         self._features: BidFeatures | None = None
 
     def forward(self, shared: torch.Tensor, per: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.trunk(shared)
-        z = torch.cat([h[:, None, :].expand(-1, per.shape[1], -1), per], 2)
-        q = self.bid_head(z)[..., 0]
+        # the head's first layer reads (trunk output, bid's entries): its trunk part is worked
+        # out once per position, not once per bid (the same sum, a third of the fit's time)
+        first, width = self.bid_head[0], h.shape[1]
+        own = nn.functional.linear(h, first.weight[:, :width], first.bias)
+        z = own[:, None, :] + nn.functional.linear(per, first.weight[:, width:])
+        out = self.bid_head[1:](z)
+        q = out[..., 0] if self.config.head_version == 1 else self._outcome_values(out, per)
         cards = q.new_zeros((q.shape[0], NUM_CARDS))
         return torch.cat([cards, q], 1), q.new_zeros(q.shape[0])
+
+    def _outcome_values(self, out: torch.Tensor, per: torch.Tensor) -> torch.Tensor:
+        """The outcome head's bid values (N, 14), in the targets' units (percentage points of
+        match-win change, relative to heuristic-v1's bid): for a bid made with chance s, the
+        match-win change s * (if made) + (1 - s) * (if missed) and the points it scores,
+        (2s - 1) x its points, when the hand is played; plus the correction."""
+        s = torch.sigmoid(out[..., 0])
+        i = 30 if self.config.bid_features >= 3 else 26  # counting the others' outcomes
+        made, missed = 20 * per[..., i], 20 * per[..., i + 1]  # the entries: x 5 of a fraction
+        points = 40 * per[..., 15]
+        v = (
+            per[..., 21]
+            * (
+                self.match_weight * (missed + s * (made - missed))
+                + self.point_weight * points * (2 * s - 1)
+            )
+            + out[..., 1]
+        )
+        return v - (v * per[..., 24]).sum(1, keepdim=True)
 
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         """The network's inputs at a view's tables (BidFeatures, kept for the rules)."""

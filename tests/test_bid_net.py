@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from agents import make_agent  # noqa: E402
 from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text, start  # noqa: E402
 from agents.bid_net import (  # noqa: E402
     MATCHWIN,
+    OTHERS_MADE,
     PER_BID,
     SHARED_SIZE,
     BidFeatures,
@@ -22,10 +24,12 @@ from agents.bid_net import (  # noqa: E402
 )
 from agents.checkpoint import CheckpointError, load_policy  # noqa: E402
 from agents.heuristic_v1 import HeuristicV1Agent  # noqa: E402
+from agents.match_value import team_values  # noqa: E402
 from agents.matchwin import MatchWin, matchwin_path  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
+from fourhundred_env.rules import bid_value, min_bid  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
 from tests.test_bid_q import assert_bids_as_its_network  # noqa: E402
 from train.bid_q import (  # noqa: E402
@@ -43,6 +47,7 @@ TINY = ["positions=240", "num_tables=32", "hidden=32", "head=16", "epochs=1", "b
 # the per-bid entries (agents/bid_net.py), by index
 POINTS, FINISH, P_MAKE, PLAYED, LEGAL, HEURISTIC = 15, 16, 19, 21, 23, 24
 MADE, MISSED, MIXED, NOW = 26, 27, 28, 29  # version 2: the match-win estimate (x 5, minus now)
+MADE_JOINT, MISSED_JOINT, MIXED_JOINT = 30, 31, 32  # version 3: counting the others' outcomes
 
 
 def _features(hand: str, scores=(0, 0, 0, 0), dealer=3, bids=()):
@@ -106,6 +111,51 @@ def test_each_bid_reads_the_match_win_estimate_if_made_and_if_missed(
     assert row[MIXED] == pytest.approx(p * row[MADE] + (1 - p) * row[MISSED], abs=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("scores", "dealer", "bids"),
+    [
+        ((0, 0, 0, 0), 2, (3,)),  # seat 3 bid 3; seats 1 and 2 bid after the bidder (seat 0)
+        ((31, 5, 5, 38), 2, (3,)),  # seat 3 at 38 bid 3: made, it wins
+        ((36, 4, 9, 20), 2, (8,)),  # the bidder at 36 wins with 5 (the thirty rule: 5 points)
+        ((7, -7, 38, 40), 0, (2, 3, 4)),  # the dealer: the partner at 38 bid 3, seat 3 at 40 4
+        ((33, 35, 12, 30), 3, ()),  # the first to bid: the three others bid their minimum
+    ],
+)
+def test_each_bid_reads_the_match_win_estimate_counting_the_other_seats_outcomes(
+    scores, dealer, bids
+) -> None:
+    rules = Rules()
+    engine, model = Engine(rules), MatchWin(matchwin_path(MATCHWIN), rules=rules)
+    view, _, per = _features(STRONG, scores, dealer, bids)
+    assert view.seat[0] == 0
+
+    def points(seat: int, bid: int) -> int:
+        return bid_value(bid, scores[seat], rules)
+
+    their = {(dealer + 1 + i) % 4: b for i, b in enumerate(bids)}
+    their.update({s: min_bid(scores[s], rules) for s in (1, 2, 3) if s not in their})
+    now = per[0, 4, NOW]
+    expected = []
+    for mine in (points(0, 5), -points(0, 5)):  # the bidder bids 5: makes it, misses it
+        total = 0.0
+        for made in itertools.product((True, False), repeat=3):
+            after = np.array(scores) + np.array([mine, 0, 0, 0])
+            chance = 1.0
+            for s, ok in zip((1, 2, 3), made, strict=True):
+                after[s] += points(s, their[s]) if ok else -points(s, their[s])
+                chance *= OTHERS_MADE if ok else 1 - OTHERS_MADE
+            winner, target = engine.end_of_game(after[None], np.array([41]))
+            v = team_values(model, after[None], target, np.array([dealer + 1]), winner)[0, 0]
+            total += chance * (v - now)
+        expected.append(total)
+    row = per[0, 4]  # bid 5
+    assert row[MADE_JOINT] / 5 == pytest.approx(expected[0], abs=1e-5)
+    assert row[MISSED_JOINT] / 5 == pytest.approx(expected[1], abs=1e-5)
+    p = row[P_MAKE]
+    assert row[MIXED_JOINT] == pytest.approx(p * row[MADE_JOINT] + (1 - p) * row[MISSED_JOINT],
+                                             abs=1e-5)  # fmt: skip
+
+
 def test_a_checkpoint_of_the_first_layout_still_loads_and_bids(tmp_path: Path) -> None:
     from train.checkpoint import save_policy
 
@@ -118,6 +168,42 @@ def test_a_checkpoint_of_the_first_layout_still_loads_and_bids(tmp_path: Path) -
     net, _, _ = load_policy(tmp_path / "v1.pt")
     assert net.config.bid_features == 1
     assert_bids_as_its_network(tmp_path / "v1.pt", old)
+
+
+@pytest.mark.parametrize(
+    ("logit", "chance"),
+    [(0.0, 0.5), (40.0, 1.0), (-40.0, 0.0)],  # the head's make logit
+)
+def test_the_outcome_head_mixes_the_match_win_change_by_its_chance_of_making(logit, chance) -> None:
+    # a player near 41: making a bid ends the match, missing it does not
+    _, shared, per = _features(STRONG, scores=(31, 0, 5, 0))
+    net = BidNet(BidNetConfig(hidden=16, head=8, head_version=2))
+    last = net.bid_head[-1]
+    with torch.no_grad():  # the head says: made with this chance, correction 0
+        last.weight.zero_()
+        last.bias.copy_(torch.tensor([logit, 0.0]))
+        net.point_weight.fill_(0.25)
+    q = net(torch.from_numpy(shared), torch.from_numpy(per))[0][0, NUM_CARDS:].detach().numpy()
+    row = per[0].astype(np.float64)
+    # in percentage points: 20 x the entries (x 5 of a fraction), 0.25 a point won or lost
+    v = row[:, PLAYED] * (
+        20 * (chance * row[:, MADE_JOINT] + (1 - chance) * row[:, MISSED_JOINT])
+        + 0.25 * 40 * row[:, POINTS] * (2 * chance - 1)
+    )
+    own = int(np.argmax(row[:, HEURISTIC]))
+    np.testing.assert_allclose(q, v - v[own], atol=1e-3)
+    assert q[own] == 0.0  # relative to heuristic-v1's bid, as the fitted values are
+
+
+def test_an_outcome_head_run_trains_and_bids_with_neural_bid(tmp_path: Path) -> None:
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1",
+                                                       "bid_head=outcome"])  # fmt: skip
+    trainer = BidQTrainer(cfg, tmp_path)
+    (row,) = trainer.train()
+    assert np.isfinite(row["loss"])
+    net, _, _ = load_policy(tmp_path / "policy.pt")
+    assert net.config.head_version == 2
+    assert_bids_as_its_network(tmp_path / "policy.pt", trainer.net)
 
 
 def test_the_dealer_reads_which_bids_get_the_hand_played() -> None:
@@ -225,9 +311,11 @@ def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) 
     BidQTrainer(cfg, tmp_path).train()
     data = torch.load(tmp_path / "policy.pt", weights_only=False)
     for change, message in (
-        ({"bid_features": 99}, "bid features version 99: expected 588 and 1 or 2"),
+        ({"bid_features": 99}, "bid features version 99: expected 588 and 1 or 2 or 3"),
         ({"colour": 3}, "field(s) ['colour'] this version does not know"),
         ({"hidden": 0}, "expected positive integers"),
+        ({"head_version": 3}, "head version 3 with bid features version 3: expected 1, or 2"),
+        ({"head_version": 2, "bid_features": 1}, "head version 2 with bid features version 1"),
     ):
         bad = {**data, "net": {**data["net"], **change}}
         torch.save(bad, tmp_path / "bad.pt")
@@ -250,6 +338,8 @@ def test_a_bid_features_checkpoint_of_another_layout_is_refused(tmp_path: Path) 
         (["workers=0"], "workers=0: expected at least 1"),
         (["candidates=0"], "candidates=0: expected at least 1"),
         (["head=0"], "head=0: expected at least 1"),
+        (["bid_head=tree"], "bid_head='tree'"),
+        (["bid_head=outcome", "net=mlp"], "bid_head=outcome with net=mlp, value=match_value"),
     ],
 )
 def test_bad_bid_features_configs_are_one_clear_line(overrides, message, capsys) -> None:

@@ -76,6 +76,8 @@ from fourhundred_env.view import SeatView, seat_view
 NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 _OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
+BID_HEADS = {"value": 1, "outcome": 2}
+"""BidNetConfig.head_version of each ``bid_head`` setting."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,11 @@ class BidQConfig:
     """Hidden layers (net mlp)."""
     head: int = 128
     """Width of the first layer of the head that scores each bid (net bid_features)."""
+    bid_head: Literal["value", "outcome"] = "value"
+    """What that head gives (net bid_features, value match_value for ``outcome``): ``value``,
+    each bid's value; ``outcome``, each bid's chance of being made and a correction, the value
+    being worked out from that chance and the features' match-win change if made and if missed
+    (agents/bid_net.py): the product a plain head must learn is then built in."""
     window: int = 0
     """Fit on the positions of the last `window` iterations only (0: all so far), so that
     the fit's time and memory stay bounded however many iterations run."""
@@ -173,6 +180,11 @@ class BidQConfig:
             raise ConfigError(
                 "net=bid_features with match_features=false: expected match_features: true "
                 "(the bid features are worked out from the match scores)"
+            )
+        if self.bid_head == "outcome" and (self.net, self.value) != ("bid_features", "match_value"):
+            raise ConfigError(
+                f"bid_head=outcome with net={self.net}, value={self.value}: expected net: "
+                "bid_features and value: match_value (the head works in match-win change)"
             )
         if self.clip < 0:
             raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
@@ -402,6 +414,7 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
     legal = torch.from_numpy(np.isfinite(q))
     target = torch.from_numpy(np.where(np.isfinite(q), q, 0.0).astype(np.float32))
     tensors = [torch.from_numpy(x) for x in inputs]
+    floor = config.clip > 0 and getattr(net.config, "head_version", 1) == 2
 
     def batch(idx):
         return [t[idx].float() * scale if t.dtype == torch.int8 else t[idx] for t in tensors]
@@ -419,6 +432,8 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
         for i in range(0, len(perm), config.batch_size):
             idx = perm[i : i + config.batch_size]
             pred = net(*batch(idx))[0][:, NUM_CARDS:]
+            if floor:  # the targets are floored: so is what is compared with them
+                pred = torch.clamp(pred, min=-config.clip)
             m = legal[idx]
             err = torch.where(m, pred - target[idx], torch.zeros(()))
             loss = (err * err).sum() / m.sum()
@@ -451,7 +466,11 @@ class BidQTrainer:
         if config.net == "bid_features":
             from agents.bid_net import BidFeatures, BidNet, BidNetConfig
 
-            self.net = BidNet(BidNetConfig(hidden=config.hidden, head=config.head))
+            self.net = BidNet(
+                BidNetConfig(
+                    hidden=config.hidden, head=config.head, head_version=BID_HEADS[config.bid_head]
+                )
+            )
             self.features = BidFeatures(self.rules)
         else:
             self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
