@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from agents import make_agent
 from agents.search import SearchAgent, SearchSettings
-from fourhundred_env import Engine, Rules
+from fourhundred_env import Engine, FourHundredError, Rules
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.view import seat_view
 from train.bid_q import QBidder, record_positions
@@ -53,9 +53,9 @@ def search_values(engine: Engine, positions, seed: int) -> np.ndarray:
     return 100.0 * values[:, NUM_CARDS:]
 
 
-def bids(engine: Engine, positions, spec: str) -> np.ndarray:
-    """(n,) the bid index (0..13) `spec` makes at each position."""
-    return in_chunks(engine, positions, make_agent(spec, engine.rules, seed=0).act) - NUM_CARDS
+def bids(engine: Engine, positions, agent) -> np.ndarray:
+    """(n,) the bid index (0..13) `agent` makes at each position."""
+    return in_chunks(engine, positions, agent.act) - NUM_CARDS
 
 
 def interval(x: np.ndarray) -> str:
@@ -78,6 +78,10 @@ def main() -> None:
     args = p.parse_args()
     rules = Rules()
     engine = Engine(rules)
+    try:  # a bad spec or checkpoint is refused before the values are computed
+        agents = {spec: make_agent(spec, rules, seed=0) for spec in ["heuristic-v1", *args.bidders]}
+    except FourHundredError as e:
+        raise SystemExit(f"bid_regret: {e}") from None
     pool = record_positions(engine, QBidder(engine), args.pool, args.seed, 2048, 200, 0)
     pick = np.sort(np.random.default_rng(args.seed).choice(args.pool, args.positions, False))
     positions = pool.select(pick)
@@ -94,13 +98,13 @@ def main() -> None:
         if args.values:
             np.savez(args.values, key=key, a=qa, b=qb)
     k = np.arange(args.positions)
-    own = bids(engine, positions, "heuristic-v1")
+    own = bids(engine, positions, agents["heuristic-v1"])
     both = (qa + qb) / 2
     top = seat_view(engine, positions).scores_before.max(axis=1)
     cross = (qa[k, qb.argmax(1)] - qa[k, own] + qb[k, qa.argmax(1)] - qb[k, own]) / 2
     rows = [("search:bidder (A chooses, B values, and back)", cross, np.zeros_like(cross))]
     for spec in args.bidders:
-        c = bids(engine, positions, spec)
+        c = bids(engine, positions, agents[spec])
         gain = both[k, c] - both[k, own]
         rows.append((spec, gain, cross - gain))
     print(f"\n{args.positions} positions (seed {args.seed}); pp of match-win chance per bid, "

@@ -35,6 +35,7 @@ from tests.test_bid_q import assert_bids_as_its_network  # noqa: E402
 from train.bid_q import (  # noqa: E402
     BidQTrainer,
     QBidder,
+    bid_inputs,
     load_bid_q_config,
     record_positions,
     world_values,
@@ -241,6 +242,17 @@ def test_world_values_are_the_same_in_two_worker_processes() -> None:
     alone = world_values(engine, pos, one)
     np.testing.assert_array_equal(world_values(engine, pos, two, chunk=7), alone)
     np.testing.assert_array_equal(world_values(engine, pos, one, chunk=4), alone)
+
+
+def test_the_inputs_of_saved_views_are_the_same_in_two_worker_processes() -> None:
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 30, 6, 8, 200, 0)
+    views = seat_view(engine, pos).records
+    alone = BidFeatures(Rules())(seat_view(engine, pos))
+    for got in (bid_inputs(Rules(), views, workers=2, chunk=7), bid_inputs(Rules(), views)):
+        assert len(got) == 2
+        for a, b in zip(got, alone, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def _weights(path: Path) -> dict:

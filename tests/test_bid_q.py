@@ -30,7 +30,7 @@ from train.matchwin import self_play  # noqa: E402
 
 # the plain network on true-deal play-outs (the shipped config's are in test_bid_net.py)
 TINY = ["positions=600", "num_tables=64", "hidden=32", "layers=1", "epochs=1",
-        "batch_size=128", "net=mlp", "worlds=0", "workers=1", "per_point=0"]  # fmt: skip
+        "batch_size=128", "net=mlp", "bid_head=value", "worlds=0", "workers=1", "per_point=0"]  # fmt: skip
 
 
 def _weights(path: Path) -> dict:

@@ -341,22 +341,27 @@ def world_values(engine: Engine, positions: State, config: BidQConfig, chunk: in
     bar = tqdm(total=n, unit="position", desc="bid values", disable=not progress,
                dynamic_ncols=True)  # fmt: skip
     chunks = (positions.select(rows) for rows in pieces)
-    if config.workers > 1 and len(pieces) > 1:
+    values = in_processes(chunks, len(pieces), config.workers, _start_worker,
+                          (engine.rules, config), _value_in_worker)  # fmt: skip
+    for rows, v in zip(pieces, values, strict=True):
+        out[rows] = v
+        bar.update(rows.size)
+    bar.close()
+    return out
+
+
+def in_processes(items, count: int, workers: int, start, args: tuple, work):
+    """work(item) of each of `count` items, in order: in min(workers, count) spawned processes
+    each set up by start(*args), or here (start called here) for 1 worker or 1 item."""
+    if workers > 1 and count > 1:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
-        with context.Pool(min(config.workers, len(pieces)), initializer=_start_worker,
-                          initargs=(engine.rules, config)) as pool:  # fmt: skip
-            for rows, v in zip(pieces, pool.imap(_value_in_worker, chunks), strict=True):
-                out[rows] = v
-                bar.update(rows.size)
+        with context.Pool(min(workers, count), initializer=start, initargs=args) as pool:
+            yield from pool.imap(work, items)
     else:
-        valuer = _WorldValuer(engine.rules, config)
-        for rows, part in zip(pieces, chunks, strict=True):
-            out[rows] = valuer(part)
-            bar.update(rows.size)
-    bar.close()
-    return out
+        start(*args)
+        yield from map(work, items)
 
 
 class _WorldValuer:
@@ -390,6 +395,41 @@ def _start_worker(rules: Rules, config: BidQConfig) -> None:
 def _value_in_worker(positions: State) -> np.ndarray:
     assert _WORKER is not None
     return _WORKER(positions)
+
+
+def bid_inputs(rules: Rules, views: np.ndarray, workers: int = 1, progress: bool = False,
+               chunk: int = 20000) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The bid_features network's inputs (agents/bid_net.py's BidFeatures) of saved seat-view
+    records, `chunk` tables at a time shared out to `workers` processes (a table's inputs do
+    not depend on its chunk)."""
+    from tqdm import tqdm
+
+    n = len(views)
+    pieces = [views[lo : lo + chunk] for lo in range(0, n, chunk)]
+    bar = tqdm(total=n, unit="position", desc="bid features", disable=not progress,
+               dynamic_ncols=True)  # fmt: skip
+    parts = []
+    for part in in_processes(pieces, len(pieces), workers, _start_features, (rules,),
+                             _features_in_worker):  # fmt: skip
+        parts.append(part)
+        bar.update(len(part[0]))
+    bar.close()
+    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
+
+
+_FEATURES = None
+
+
+def _start_features(rules: Rules) -> None:
+    from agents.bid_net import BidFeatures
+
+    global _FEATURES
+    _FEATURES = BidFeatures(rules)
+
+
+def _features_in_worker(views: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    assert _FEATURES is not None
+    return _FEATURES(SeatView.from_records(views))
 
 
 def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
@@ -464,14 +504,13 @@ class BidQTrainer:
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
         if config.net == "bid_features":
-            from agents.bid_net import BidFeatures, BidNet, BidNetConfig
+            from agents.bid_net import BidNet, BidNetConfig
 
             self.net = BidNet(
                 BidNetConfig(
                     hidden=config.hidden, head=config.head, head_version=BID_HEADS[config.bid_head]
                 )
             )
-            self.features = BidFeatures(self.rules)
         else:
             self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
             with torch.no_grad():  # not fitted: the value head says 0 rather than noise
@@ -496,7 +535,7 @@ class BidQTrainer:
         """The network's inputs for an iteration's saved positions: their observations, or
         (net bid_features) the features worked out from their saved views."""
         if self.config.net == "bid_features":
-            return self.features(SeatView.from_records(saved["views"]))
+            return bid_inputs(self.rules, saved["views"], self.config.workers, self.progress)
         return (saved["obs"],)
 
     def train(self) -> list[dict]:
