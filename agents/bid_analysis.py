@@ -317,7 +317,8 @@ def analyse_bid(
             out.probs = (actions == chosen).astype(np.float64)  # it bids the best: no policy
             out.notes.append(
                 f"net Q: the network's fitted value of each bid ({out.net_value_unit}, relative "
-                f"to the bid its training bidder made, floored at -{fitted_q.get('clip', 0):g}); "
+                f"to the bid its training bidder made; fitted to values floored at "
+                f"-{fitted_q.get('clip', 0):g}, so lower ones only say: worse); "
                 "it bids the best, so its policy % is all on that bid (its value head is not "
                 "fitted)."
             )
