@@ -159,6 +159,25 @@ class BidFeatures:
                 per[rows, :13, 30:33] = self._match_win_joint(part, val[rows], p[rows])
         return shared, per
 
+    def _now(self, view: SeatView) -> tuple[np.ndarray, ...]:
+        """The bidder's seat, the scores, the target, the dealer (int64) and the match-win
+        estimate of the bidder's team now."""
+        seat = view.seat.astype(np.int64)
+        scores = view.scores_before.astype(np.int64)
+        target = view.target.astype(np.int64)
+        dealer = view.dealer.astype(np.int64)
+        now = team_values(self.matchwin, scores, target, dealer)[np.arange(view.size), seat]
+        return seat, scores, target, dealer, now
+
+    def _after(self, after: np.ndarray, target: np.ndarray, dealer: np.ndarray,
+               seat: np.ndarray) -> np.ndarray:  # fmt: skip
+        """The match-win estimate of `seat`'s team once the hand dealt by `dealer` leaves the
+        scores `after` (the match over where the rules say), the next hand dealt by the next
+        seat."""
+        winner, next_target = self.engine.end_of_game(after, target)
+        v = team_values(self.matchwin, after, next_target, dealer + 1, winner)
+        return v[np.arange(len(seat)), seat]
+
     def _match_win(self, view: SeatView, val: np.ndarray, p: np.ndarray) -> np.ndarray:
         """(n, 13, 4): for bids 1..13 (points val (n, 13), heuristic-v1's chance p of making
         them), the match-win estimate of the bidder's team if the bidder makes the bid and if
@@ -166,19 +185,14 @@ class BidFeatures:
         say), their mix by p, each minus the estimate now (x 5: 20 percentage points read
         1), and the estimate now."""
         n = view.size
-        seat = view.seat.astype(np.int64)
-        scores = view.scores_before.astype(np.int64)
-        target = view.target.astype(np.int64)
-        dealer = view.dealer.astype(np.int64)
-        now = team_values(self.matchwin, scores, target, dealer)[np.arange(n), seat]
+        seat, scores, target, dealer, now = self._now(view)
         rows = np.repeat(np.arange(n), 13)
         out = np.empty((n, 13, 4))
         for j, sign in enumerate((1, -1)):
             after = scores[rows].copy()
             after[np.arange(n * 13), seat[rows]] += sign * val.reshape(-1).astype(np.int64)
-            winner, next_target = self.engine.end_of_game(after, target[rows])
-            v = team_values(self.matchwin, after, next_target, dealer[rows] + 1, winner)
-            out[:, :, j] = v[np.arange(n * 13), seat[rows]].reshape(n, 13) - now[:, None]
+            v = self._after(after, target[rows], dealer[rows], seat[rows])
+            out[:, :, j] = v.reshape(n, 13) - now[:, None]
         out[:, :, 2] = p * out[:, :, 0] + (1 - p) * out[:, :, 1]
         out[:, :, :3] *= 5
         out[:, :, 3] = now[:, None]
@@ -190,11 +204,7 @@ class BidFeatures:
         OTHERS_MADE and missed otherwise, scored as the rules score it: where the match ends
         also depends on the others' outcomes (a partner at 38 who bid 3, an opponent at 40)."""
         n = view.size
-        seat = view.seat.astype(np.int64)
-        scores = view.scores_before.astype(np.int64)
-        target = view.target.astype(np.int64)
-        dealer = view.dealer.astype(np.int64)
-        now = team_values(self.matchwin, scores, target, dealer)[np.arange(n), seat]
+        seat, scores, target, dealer, now = self._now(view)
         bid = view.bids.astype(np.int64)  # (n, 4) by seat, 0: not bid yet
         other = np.arange(4)[None, :] != seat[:, None]  # seats yet to bid: their minimum
         bid = np.where((bid == 0) & other, view.min_bid.astype(np.int64), bid)
@@ -216,9 +226,7 @@ class BidFeatures:
         for j, sign in enumerate((1, -1)):
             after = np.repeat(scores[kept_pos] + delta, 13, axis=0)  # (m * 13, 4)
             after[np.arange(m * 13), seat[rows]] += sign * val[rows, mine].astype(np.int64)
-            winner, next_target = self.engine.end_of_game(after, target[rows])
-            v = team_values(self.matchwin, after, next_target, dealer[rows] + 1, winner)
-            v = v[np.arange(m * 13), seat[rows]] - now[rows]
+            v = self._after(after, target[rows], dealer[rows], seat[rows]) - now[rows]
             np.add.at(out[:, :, j], (rows, mine), np.repeat(chance, 13) * v)
         out[:, :, 2] = p * out[:, :, 0] + (1 - p) * out[:, :, 1]
         return out * 5
