@@ -205,29 +205,26 @@ class BidFeatures:
         also depends on the others' outcomes (a partner at 38 who bid 3, an opponent at 40)."""
         n = view.size
         seat, scores, target, dealer, now = self._now(view)
-        bid = view.bids.astype(np.int64)  # (n, 4) by seat, 0: not bid yet
-        other = np.arange(4)[None, :] != seat[:, None]  # seats yet to bid: their minimum
-        bid = np.where((bid == 0) & other, view.min_bid.astype(np.int64), bid)
+        other = np.arange(4)[None, :] != seat[:, None]  # (n, 4)
+        bid = view.bids.astype(np.int64)  # by seat, 0: not bid yet (then: its minimum)
+        bid = np.where(other, np.where(bid > 0, bid, view.min_bid.astype(np.int64)), 0)
         row = (scores >= self.thirty).astype(np.int64)
-        theirs = np.where(bid > 0, self.values[row, bid], 0.0).astype(np.int64)  # (n, 4)
-        combos = (np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1  # (16, 4) made bits
-        # the combinations of the other seats' outcomes (the bidder's bit stays 0), and their
-        # chance
-        keep = ((combos[None] == 0) | (bid[:, None, :] > 0)).all(2)  # (n, 16)
-        kept_pos, kept_combo = np.nonzero(keep)  # (m,)
-        made = combos[kept_combo]  # (m, 4)
-        known = bid[kept_pos] > 0
-        chance = np.where(known, np.where(made == 1, OTHERS_MADE, 1 - OTHERS_MADE), 1.0).prod(1)
-        delta = np.where(known, np.where(made == 1, theirs[kept_pos], -theirs[kept_pos]), 0)
-        m = kept_pos.size
-        rows = np.repeat(kept_pos, 13)
-        mine = np.tile(np.arange(13), m)
+        theirs = self.values[row, bid].astype(np.int64)  # (n, 4), the bidder's 0
+        # the 8 outcomes of the other seats a table (made bits by seat, the bidder's 0), and
+        # their chance
+        combos = (np.arange(16)[:, None] >> np.arange(4)[None, :]) & 1  # (16, 4)
+        pos, combo = np.nonzero(combos[:, seat].T == 0)  # (8n,), table by table
+        made = combos[combo] == 1
+        chance = np.where(other[pos], np.where(made, OTHERS_MADE, 1 - OTHERS_MADE), 1.0).prod(1)
+        delta = np.where(made, theirs[pos], -theirs[pos])
+        rows = np.repeat(pos, 13)
+        mine = np.tile(np.arange(13), pos.size)
         out = np.zeros((n, 13, 3))
         for j, sign in enumerate((1, -1)):
-            after = np.repeat(scores[kept_pos] + delta, 13, axis=0)  # (m * 13, 4)
-            after[np.arange(m * 13), seat[rows]] += sign * val[rows, mine].astype(np.int64)
+            after = np.repeat(scores[pos] + delta, 13, axis=0)  # (8n * 13, 4)
+            after[np.arange(rows.size), seat[rows]] += sign * val[rows, mine].astype(np.int64)
             v = self._after(after, target[rows], dealer[rows], seat[rows]) - now[rows]
-            np.add.at(out[:, :, j], (rows, mine), np.repeat(chance, 13) * v)
+            out[:, :, j] = (np.repeat(chance, 13) * v).reshape(n, 8, 13).sum(1)
         out[:, :, 2] = p * out[:, :, 0] + (1 - p) * out[:, :, 1]
         return out * 5
 
@@ -267,8 +264,8 @@ class BidNet(nn.Module):
         )  # fmt: skip
         if c.head_version not in HEAD_VERSIONS or (c.head_version == 2 and c.bid_features < 2):
             raise ValueError(
-                f"head_version {c.head_version} with bid features version {c.bid_features}: "
-                "expected head_version 1, or 2 with features version 2 or later"
+                f"head version {c.head_version} with bid features version {c.bid_features}: "
+                "expected 1, or 2 with features version 2 or later"
             )
         self.bid_head = nn.Sequential(
             nn.Linear(c.hidden // 2 + PER_BID_SIZES[c.bid_features], c.head), nn.ReLU(),

@@ -179,7 +179,7 @@ def _build_net(values: Any, where: str) -> Any:
     """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
     (agents/bid_net.py) when it records ``bid_features``."""
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.bid_net import HEAD_VERSIONS, PER_BID_SIZES, BidNet, BidNetConfig
+        from agents.bid_net import PER_BID_SIZES, BidNet, BidNetConfig
 
         config = _shape(BidNetConfig, values, where, "bidding network")
         if config.obs_size != OBS_SIZE or config.bid_features not in PER_BID_SIZES:
@@ -189,15 +189,13 @@ def _build_net(values: Any, where: str) -> Any:
                 f"bid features version {config.bid_features}: expected {OBS_SIZE} and "
                 f"{versions}, this version's (retrain, or use the release it was made with)"
             )
-        if config.head_version not in HEAD_VERSIONS or (
-            config.head_version > 1 and config.bid_features < 2
-        ):
+        try:
+            return BidNet(config)
+        except ValueError as e:  # a head it cannot build
             raise CheckpointError(
-                f"{where}: its bidding network has head version {config.head_version} with bid "
-                f"features version {config.bid_features}: expected 1, or 2 with features "
-                "version 2 or later (retrain, or use the release it was made with)"
-            )
-        return BidNet(config)
+                f"{where}: its bidding network has {e} (retrain, or use the release it was "
+                "made with)"
+            ) from None
     return PolicyValueNet(_net_config(values, where))
 
 
