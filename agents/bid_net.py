@@ -60,6 +60,10 @@ SHARED_SIZE = OBS_SIZE + 58
 PER_BID = PER_BID_SIZES[FEATURES_VERSION]
 HEAD_VERSIONS = (1, 2)
 """Head versions this release reads (BidNetConfig.head_version)."""
+POINTS, PLAYED, OWN_BID, MATCH_WIN, MATCH_WIN_JOINT = 15, 21, 24, 26, 30
+"""Per-bid entries the outcome head reads as well as writes: the bid's points / 40, whether
+the hand is played, heuristic-v1's bid, and the first of the version-2 and version-3
+match-win entries (if made, if missed, ...)."""
 MATCHWIN = "matchwin_h1.npz"
 """The match-win estimate the version-2 entries read (fitted on heuristic-v1's matches)."""
 
@@ -138,25 +142,26 @@ class BidFeatures:
         per = np.zeros((n, NUM_BIDS, self.per_bid), np.float32)
         per[:, :, :NUM_BIDS] = np.eye(NUM_BIDS, dtype=np.float32)[None]
         per[:, :13, 14] = b / 13
-        per[:, :13, 15] = val / 40
+        per[:, :13, POINTS] = val / 40
         per[:, :13, 16] = finish
         per[:, :13, 17] = (sc[:, :1] + val - target[:, None]) / 41
         per[:, :13, 18] = (sc[:, :1] - val - target[:, None]) / 41
         per[:, :13, 19] = p
         per[:, :13, 20] = u / 20
-        per[:, :13, 21] = played
+        per[:, :13, PLAYED] = played
         per[:, :13, 22] = (e_adj[:, None] - b) / 3
         per[:, :, 23] = view.legal_mask[:, NUM_CARDS:]
         has = own >= 0
-        per[np.flatnonzero(has), own[has], 24] = 1.0
+        per[np.flatnonzero(has), own[has], OWN_BID] = 1.0
         per[:, :13, 25] = finish * p
         if self.version >= 2:
-            per[:, :13, 26:30] = self._match_win(view, val, p)
+            per[:, :13, MATCH_WIN : MATCH_WIN + 4] = self._match_win(view, val, p)
         if self.version >= 3:
             for lo in range(0, n, 4096):  # in parts: 8 outcomes of the others a bid and table
                 rows = np.arange(lo, min(n, lo + 4096))
                 part = view.select(rows)
-                per[rows, :13, 30:33] = self._match_win_joint(part, val[rows], p[rows])
+                joint = self._match_win_joint(part, val[rows], p[rows])
+                per[rows, :13, MATCH_WIN_JOINT : MATCH_WIN_JOINT + 3] = joint
         return shared, per
 
     def _now(self, view: SeatView) -> tuple[np.ndarray, ...]:
@@ -295,18 +300,18 @@ class BidNet(nn.Module):
         match-win change s * (if made) + (1 - s) * (if missed) and the points it scores,
         (2s - 1) x its points, when the hand is played; plus the correction."""
         s = torch.sigmoid(out[..., 0])
-        i = 30 if self.config.bid_features >= 3 else 26  # counting the others' outcomes
+        i = MATCH_WIN_JOINT if self.config.bid_features >= 3 else MATCH_WIN
         made, missed = 20 * per[..., i], 20 * per[..., i + 1]  # the entries: x 5 of a fraction
-        points = 40 * per[..., 15]
+        points = 40 * per[..., POINTS]
         v = (
-            per[..., 21]
+            per[..., PLAYED]
             * (
                 self.match_weight * (missed + s * (made - missed))
                 + self.point_weight * points * (2 * s - 1)
             )
             + out[..., 1]
         )
-        return v - (v * per[..., 24]).sum(1, keepdim=True)
+        return v - (v * per[..., OWN_BID]).sum(1, keepdim=True)
 
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         """The network's inputs at a view's tables (BidFeatures, kept for the rules)."""
