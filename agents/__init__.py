@@ -1,6 +1,19 @@
-"""Bots for 400: one protocol (`Agent`) for every kind, and a registry of names and specs."""
+"""Bots for 400: one protocol (`Agent`) for every kind, and a registry of names and specs.
 
-from agents.base import Agent, RandomAgent
+The wings: :mod:`agents.protocol` (the protocol), :mod:`agents.registry`, :mod:`agents.draws`
+(the per-view random streams), :mod:`agents.compiled` (scripted bots as compiled play-outs
+run them); ``scripted/`` (random, heuristic, heuristic-v1, minbid and their play-outs),
+``neural/`` (network, checkpoints, the neural agent, the bid network), ``search/`` (worlds,
+play-outs, the endgame solver, rollout values, pimc and search), ``value/`` (match-win
+estimates), ``remote/`` (bots in their own processes: cmd:, isolated Python bots, modules);
+``compose``, ``human`` and the bid analyser beside them.
+"""
+
+from agents import _moved
+from agents.protocol import Agent
 from agents.registry import available_agents, make_agent, register_agent
+from agents.scripted.random import RandomAgent
+
+_moved.install()
 
 __all__ = ["Agent", "RandomAgent", "available_agents", "make_agent", "register_agent"]

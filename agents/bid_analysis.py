@@ -3,16 +3,16 @@
 For one hand in one match situation (the hand as text, or a seeded deal), :func:`analyse_bid`
 gives the bidder's distribution over its legal bids and, for each bid, its estimated value by
 play-outs: the seat's unseen cards are dealt at random into `worlds` worlds consistent with
-what it has seen (agents/pimc.py's `determinize`; the deals ignore what the earlier bids say),
+what it has seen (agents/search/pimc.py's `determinize`; the deals ignore what the earlier bids say),
 the bid is made in every world, the rest of the hand is played out (the bidder's partnership
 bids with the bidder, the others with `play`; every card by `play`), and the seat's points,
 its contract made or not, the hand thrown in or not and its team's change of match-win
-estimate (agents/match_value.py) are averaged over the worlds. A fitted-Q network
+estimate (agents/value/match_value.py) are averaged over the worlds. A fitted-Q network
 (train/bid_q.py, the bundled bidder) values every bid: its bid logits, shown as "net Q"; a
 policy network's value head gives its own estimate of the position (one number: such a
 network values positions, not bids).
 A search bidder (``search:bidder``, alone or in a composition) adds its own value of every bid
-(:meth:`agents.search.SearchAgent.action_values`: its worlds weighted by the bids seen, its
+(:meth:`agents.search.agent.SearchAgent.action_values`: its worlds weighted by the bids seen, its
 match-win estimate and points weight), the number it bids the best of; it can differ from the
 play-out columns, whose worlds ignore the bids.
 
@@ -105,7 +105,7 @@ def position_from_seed(
 ) -> Position:  # fmt: skip
     """The seeded deal `seed` (as the engine deals match 0's first hand), with the seats
     before `seat` bidding as `play` does."""
-    from agents.registry import make_agent
+    from fourhundred_env.registry import make_agent
 
     rules = rules or Rules()
     _check_situation(scores, dealer, ())
@@ -239,10 +239,10 @@ def analyse_bid(
     rules: Rules | None = None,
 ) -> BidAnalysis:
     """Analyse the bid of `pos.seat` by the agent `bidder` (see the module docstring)."""
-    from agents.match_value import hand_value_change
-    from agents.matchwin import MatchWin
-    from agents.pimc import determinize
-    from agents.registry import make_agent
+    from agents.search.pimc import determinize
+    from agents.value.match_value import hand_value_change
+    from agents.value.matchwin import MatchWin
+    from fourhundred_env.registry import make_agent
 
     rules = rules or Rules()
     if worlds < 2:

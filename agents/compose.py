@@ -62,7 +62,7 @@ def parse_parts(text: str | None) -> dict[str, str]:
 
 
 def _compose_factory(rules: Rules, seed: int, text: str | None):
-    from agents.neural import BidPlayAgent
+    from agents.neural.agent import BidPlayAgent
 
     parts = parse_parts(text)
     for name, part in parts.items():

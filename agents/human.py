@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.base import Agent
+from agents.protocol import Agent
 from fourhundred_env.cards import (
     NUM_CARDS,
     RANK_TEXT,

@@ -37,8 +37,9 @@ __all__ = [
     "spec_settings",
 ]
 
-_MODULES = ("agents.external", "agents.heuristic", "agents.heuristic_v1", "agents.human",
-            "agents.neural", "agents.pimc", "agents.search", "agents.compose")  # fmt: skip
+_MODULES = ("agents.remote.external", "agents.scripted.heuristic", "agents.scripted.heuristic_v1",
+            "agents.human", "agents.neural.agent", "agents.search.pimc", "agents.search.agent",
+            "agents.compose")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class RandomSettings:
 
 
 def _random_factory(rules: Rules, seed: int, settings: RandomSettings):
-    from agents.base import RandomAgent
+    from agents.scripted.random import RandomAgent
 
     return RandomAgent(rules, seed, max_bid=None if settings.max_bid == "any" else settings.max_bid)
 

@@ -1,4 +1,4 @@
-"""One fit step of the bidding network (agents/bid_net.py) against the same network applied the
+"""One fit step of the bidding network (agents/neural/bid_net.py) against the same network applied the
 way it was before the eighth round of issue 20: its head's first layer on the trunk's output
 concatenated with each bid's entries, so that the trunk's part is worked out 14 times a
 position instead of once. Side by side in one process, median of --repeats rounds:
@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from agents.bid_net import PER_BID, SHARED_SIZE, BidNet, BidNetConfig
+from agents.neural.bid_net import PER_BID, SHARED_SIZE, BidNet, BidNetConfig
 from fourhundred_env.cards import NUM_CARDS
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
-from agents.search import SearchAgent, SearchSettings
+from agents.search.agent import SearchAgent, SearchSettings
 from fourhundred_env import Engine, FourHundredError, Rules
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.view import seat_view

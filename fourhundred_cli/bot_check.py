@@ -32,8 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.external import ExternalAgent
     from agents.registry import make_agent
+    from agents.remote.external import ExternalAgent
     from fourhundred_cli.common import check_seed
     from fourhundred_env.errors import FourHundredError
     from fourhundred_env.rules import Rules

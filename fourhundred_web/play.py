@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.protocol import Agent
 from agents.registry import available_agents, make_agent, parse_spec
 from fourhundred_env.cards import (
     NUM_CARDS,

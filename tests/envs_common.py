@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents import register_agent
-from agents.base import Agent
+from agents.protocol import Agent
 from fourhundred_env.view import SeatView
 
 

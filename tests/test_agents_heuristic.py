@@ -15,17 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import agents.heuristic as heuristic_module
+import agents.scripted.heuristic_bid as heuristic_module
 from agents import available_agents, make_agent
-from agents.base import RandomAgent
-from agents.heuristic import (
-    HeuristicAgent,
-    HeuristicParams,
-    MinBidAgent,
-    hand_features,
-    mask_to_set,
-)
-from agents.heuristic_v1 import HeuristicV1Agent
+from agents.scripted.heuristic import HeuristicAgent, MinBidAgent, mask_to_set
+from agents.scripted.heuristic_bid import HeuristicParams, hand_features
+from agents.scripted.heuristic_v1 import HeuristicV1Agent
+from agents.scripted.random import RandomAgent
 from fourhundred_env.cards import BID_OFFSET, REDEAL_ACTION, action_text, cards_to_set, parse_hand
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import FourHundredError

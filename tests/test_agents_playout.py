@@ -1,4 +1,4 @@
-"""Scripted bots' compiled play-outs (agents/playout.py) and their position-keyed draws: the
+"""Scripted bots' compiled play-outs (agents/scripted/playout.py) and their position-keyed draws: the
 same games as the bots' own `act` called round by round, whatever the batch."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.base import view_uniforms
+from agents.draws import view_uniforms
 from fourhundred_env import Engine, Rules
 from fourhundred_env.envs import FourHundredVectorEnv
 from fourhundred_env.envs import driver as driver_module

@@ -1,4 +1,4 @@
-"""The bidding network that reads each bid's consequences (agents/bid_net.py), trained by
+"""The bidding network that reads each bid's consequences (agents/neural/bid_net.py), trained by
 ``net: bid_features`` of train/bid_q.py and played by ``neural-bid:PATH``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text, start  # noqa: E402
-from agents.bid_net import (  # noqa: E402
+from agents.neural.bid_net import (  # noqa: E402
     MATCHWIN,
     OTHERS_MADE,
     PER_BID,
@@ -22,10 +22,10 @@ from agents.bid_net import (  # noqa: E402
     BidNet,
     BidNetConfig,
 )
-from agents.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.heuristic_v1 import HeuristicV1Agent  # noqa: E402
-from agents.match_value import team_values  # noqa: E402
-from agents.matchwin import MatchWin, matchwin_path  # noqa: E402
+from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from agents.scripted.heuristic_v1 import HeuristicV1Agent  # noqa: E402
+from agents.value.match_value import team_values  # noqa: E402
+from agents.value.matchwin import MatchWin, matchwin_path  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
@@ -45,7 +45,7 @@ STRONG = "AH KH QH JH 10H 9H AS KS AD KD AC KC QC"
 WEAK = "2H 3S 4S 5S 6D 7D 8D 2C 3C 4C 5C 6C 7C"
 TINY = ["positions=240", "num_tables=32", "hidden=32", "head=16", "epochs=1", "batch_size=64",
         "worlds=2", "workers=1"]  # fmt: skip
-# the per-bid entries (agents/bid_net.py), by index
+# the per-bid entries (agents/neural/bid_net.py), by index
 POINTS, FINISH, P_MAKE, PLAYED, LEGAL, HEURISTIC = 15, 16, 19, 21, 23, 24
 MADE, MISSED, MIXED, NOW = 26, 27, 28, 29  # version 2: the match-win estimate (x 5, minus now)
 MADE_JOINT, MISSED_JOINT, MIXED_JOINT = 30, 31, 32  # version 3: counting the others' outcomes

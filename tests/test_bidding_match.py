@@ -17,8 +17,8 @@ from agents.bid_analysis import (  # noqa: E402
     position_from_seed,
     position_from_text,
 )
-from agents.match_value import hand_value_change, team_values  # noqa: E402
-from agents.matchwin import MatchWin  # noqa: E402
+from agents.value.match_value import hand_value_change, team_values  # noqa: E402
+from agents.value.matchwin import MatchWin  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
@@ -287,8 +287,8 @@ def test_analyser_bad_input_is_one_clear_line(args: list[str], message: str, cap
 
 
 def test_rollout_values_of_bids_are_match_value_changes_under_match_value(tmp_path: Path) -> None:
-    from agents.match_value import hand_value_change
-    from agents.rollout import rollout_values
+    from agents.search.rollout import rollout_values
+    from agents.value.match_value import hand_value_change
     from train.objectives import RolloutValues, _match_value_of_playouts
 
     config = load_config(None, [*TINY_BID, "reward=match_value", "match_value_points=40",

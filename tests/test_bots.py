@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.external import PROTOCOL_VERSION, ExternalAgent, view_message
-from agents.isolated import IsolatedAgent
+from agents.remote.external import PROTOCOL_VERSION, ExternalAgent, view_message
+from agents.remote.isolated import IsolatedAgent
 from fourhundred_cli import main as cli_main
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import action_text
@@ -104,7 +104,7 @@ def test_a_bot_flooding_stderr_is_not_blocked_and_not_faulted(tmp_path: Path) ->
 def test_a_bot_that_cannot_start_stops_the_tournament_before_it_begins(
     mode: str, expect: str, tmp_path: Path, monkeypatch
 ) -> None:
-    monkeypatch.setattr("agents.process.MIN_START_S", HARD)  # (10 s by default)
+    monkeypatch.setattr("agents.remote.process.MIN_START_S", HARD)  # (10 s by default)
     with pytest.raises(FourHundredError, match=expect):
         _play(tmp_path, [_hostile(mode, tmp_path), "minbid"])
     assert not (tmp_path / "t" / "results.sqlite").exists()
@@ -244,7 +244,7 @@ def test_the_hard_limit_holds_outside_the_main_thread(tmp_path: Path, monkeypatc
 
     monkeypatch.setenv("FOURHUNDRED_TEST_MARKER", str(tmp_path / "marker"))
     module = str(ROOT / "tests" / "bots" / "swallowing_agent.py")
-    from agents.modules import import_agent_modules
+    from agents.remote.modules import import_agent_modules
 
     import_agent_modules([module])
     engine = Engine(Rules())

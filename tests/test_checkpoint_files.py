@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.network import NetConfig, PolicyValueNet  # noqa: E402
+from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
 from fourhundred_cli import main as cli_main  # noqa: E402
 from fourhundred_env.rules import CONDUCT_FLAGS, Rules  # noqa: E402
 from train.checkpoint import policy_record, save_policy  # noqa: E402

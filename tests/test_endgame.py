@@ -1,4 +1,4 @@
-"""The exact endgame solver (agents/endgame.py) against plain minimax over every card.
+"""The exact endgame solver (agents/search/endgame.py) against plain minimax over every card.
 
 Positions are written as text (each seat's cards, the trick on the table, bids, tricks won);
 each legal card's value must equal what a brute-force minimax without any pruning gives,
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.endgame import solve
+from agents.search.endgame import solve
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import parse_card
 from fourhundred_env.engine import Phase, State

@@ -13,7 +13,8 @@ from gymnasium.utils.env_checker import check_env
 
 import fourhundred_env.envs  # noqa: F401 - registers the ids
 from agents import register_agent
-from agents.base import Agent, sample_masked
+from agents.draws import sample_masked
+from agents.protocol import Agent
 from fourhundred_env import FourHundredError, IllegalActionError
 from fourhundred_env.envs import FourHundredEnv, FourHundredVectorEnv
 from fourhundred_env.view import SeatView

@@ -138,3 +138,64 @@ def _loaded(code: str) -> set[str]:
 )  # fmt: skip
 def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> None:
     assert not _loaded(code) & forbidden
+
+
+# the wings of agents/, lowest first: a module imports only from its own wing or a lower one
+AGENT_WINGS = {
+    "compiled": 0, "draws": 0, "_moved": 0,
+    "protocol": 1,
+    "scripted": 2, "value": 2, "remote": 2, "human": 2,
+    "neural": 3,
+    "search": 4, "compose": 4,
+    "bid_analysis": 5, "registry": 5,
+    "__init__": 6,
+}  # fmt: skip
+
+
+def _wing(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_agent_wings_import_downwards_only() -> None:
+    """protocol, draws and the compiled-policy data know no bot; scripted bots and value
+    estimates know the protocol; neural bots the scripted ones; search the neural ones.
+    (agents/_moved.py, the old paths of the flat layout, names every wing as text.)"""
+    wrong = []
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        mine = _wing(module) if module != "agents.__init__" else "__init__"
+        if mine == "_moved":
+            continue
+        for line, target in _imports(path):
+            if not target.startswith("agents."):
+                continue
+            theirs = _wing(target)
+            if theirs != mine and AGENT_WINGS[theirs] >= AGENT_WINGS[mine]:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} ({mine}) imports {target}")
+    assert not wrong, "imports that run up a wing of agents/:\n" + "\n".join(wrong)
+
+
+def test_old_agent_paths_still_import_with_a_warning() -> None:
+    """The flat layout's modules (agents.heuristic, agents.search, ...) import for one
+    release, giving the new modules' objects and a DeprecationWarning."""
+    import importlib
+
+    from agents import _moved
+    from agents.scripted.heuristic import HeuristicAgent
+    from agents.search.agent import SearchAgent
+
+    for old, targets in _moved.MOVED.items():
+        sys.modules.pop(old, None)
+        _moved._WARNED.discard(old)
+        with pytest.warns(DeprecationWarning, match=f"{old} moved to {targets[0]}"):
+            module = importlib.import_module(old)
+        for target in targets:
+            new = importlib.import_module(target)
+            names = [n for n in vars(new) if not n.startswith("__")]
+            assert all(getattr(module, n) is getattr(new, n) for n in names), old
+    assert importlib.import_module("agents.heuristic").HeuristicAgent is HeuristicAgent
+    _moved._WARNED.discard("agents.search.SearchAgent")
+    with pytest.warns(DeprecationWarning, match="agents.search.agent.SearchAgent"):
+        from agents.search import SearchAgent as old_search
+    assert old_search is SearchAgent

@@ -1,4 +1,4 @@
-"""Rollout values (agents/rollout.py): each legal card played out on the true table by
+"""Rollout values (agents/search/rollout.py): each legal card played out on the true table by
 the base agent, checked table by table against a plain one-table-at-a-time loop."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.rollout import rollout_targets, rollout_values
+from agents.search.rollout import rollout_targets, rollout_values
 from fourhundred_env import Engine, Rules
 from fourhundred_env.engine import Phase, State
 from fourhundred_env.view import seat_view

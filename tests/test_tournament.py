@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from agents import register_agent
-from agents.base import Agent, RandomAgent
+from agents.protocol import Agent
+from agents.scripted.random import RandomAgent
 from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules

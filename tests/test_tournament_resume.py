@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.neural import sample_from_probs
+from agents.neural.agent import sample_from_probs
 from fourhundred_env import Engine, Rules
 from fourhundred_env.view import seat_view
 from tournament.config import TournamentConfig, load_config

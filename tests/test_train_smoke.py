@@ -230,7 +230,7 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
 def test_a_live_agent_plays_a_copy_of_the_trainers_network() -> None:
     """NeuralAgent.from_net: the same greedy actions as the network in float32, legal ones in
     bfloat16, and a copy, so that learning goes on without changing the play-out policy."""
-    from agents.neural import NeuralAgent
+    from agents.neural.agent import NeuralAgent
     from fourhundred_env.observation import encode_observation
     from train.network import NetConfig, PolicyValueNet, masked_logits
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.modules import resolve_module
+from agents.remote.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import entry, parse_spec, spec_settings

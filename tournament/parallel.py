@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.isolated import IsolatedAgent
-from agents.modules import import_agent_modules
 from agents.registry import make_agent
+from agents.remote.isolated import IsolatedAgent
+from agents.remote.modules import import_agent_modules
 from tournament.config import TournamentConfig
 from tournament.db import ResultsDB
 from tournament.planning import Job, plan_jobs, seeding_meta

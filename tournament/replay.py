@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.protocol import Agent
 from agents.registry import make_agent
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.history import HandRecord

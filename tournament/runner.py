@@ -25,7 +25,7 @@ Numba compiling inside a call of a bot in this process (a search bot's first bid
 play-outs: 15 s with an empty cache) is not counted as the move's time, as a bot process's start
 is not, and the hard limit's alarm waits while it lasts (:class:`_CompileTime`).
 
-The hard limit is enforced two ways. A bot in its own process (:mod:`agents.process`: a
+The hard limit is enforced two ways. A bot in its own process (:mod:`agents.remote.process`: a
 ``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
 that long, then killed and restarted; the timeout is recorded and the match goes on, whatever
 the bot does with signals and in whatever thread the runner runs. A bot in this process (the
@@ -50,10 +50,10 @@ from typing import Any
 import numpy as np
 from numba.core import event as numba_event
 
-from agents.base import Agent
-from agents.isolated import IsolatedAgent
-from agents.modules import import_agent_modules
+from agents.protocol import Agent
 from agents.registry import make_agent
+from agents.remote.isolated import IsolatedAgent
+from agents.remote.modules import import_agent_modules
 from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
@@ -112,7 +112,7 @@ _STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A
 
 def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
     """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
-    what the agents' random draws in that game hang on (see agents.base), fixed by the game
+    what the agents' random draws in that game hang on (see agents.protocol), fixed by the game
     alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
     does not give back the deal stream."""
     key = mix64(

@@ -15,7 +15,7 @@ a policy gradient this trains a regression of Q(situation, hand, bid), the value
    cards by ``heuristic-v1`` (common random numbers: the bids differ only in the bid). Each
    play-out is valued by what it did to the team's chance of winning the match
    (``value: match_value``: 100 x the change of the match-win estimate over the hand,
-   agents/match_value.py, in percentage points) or by the team's points in the hand
+   agents/value/match_value.py, in percentage points) or by the team's points in the hand
    (``value: team_points``). No play-out sees a hidden card; only the deal is the true one.
 3. **A fitted Q.** A network reads the bidding seat's own observation (match fields blanked
    with ``match_features: false``) and outputs one value per bid; it is fitted by squared
@@ -31,7 +31,7 @@ a policy gradient this trains a regression of Q(situation, hand, bid), the value
 instead of the one true deal (``worlds``: the bid search of ``search:bidder``, far less
 noisy targets; computed by ``workers`` processes), adds the team's points (``per_point``), and
 fits a network that also reads heuristic-v1's evaluation of the hand and what each bid would
-do to the match (``net: bid_features``, agents/bid_net.py), in one iteration.
+do to the match (``net: bid_features``, agents/neural/bid_net.py), in one iteration.
 
 Either network's bid logits are the Q-values (in value units, relative to the bid made: see
 ``clip``): greedy ``neural-bid:PATH`` plays it, with ``heuristic-v1``'s card play recorded as
@@ -55,8 +55,8 @@ from typing import Literal
 
 import numpy as np
 
-from agents.heuristic_v1 import HeuristicV1Agent
-from agents.playout import Playout
+from agents.scripted.heuristic_v1 import HeuristicV1Agent
+from agents.scripted.playout import Playout
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import (
     asdict_shallow,
@@ -109,7 +109,7 @@ class BidQConfig:
     """0: each bid is played out once on the position's true deal. K > 0: each bid is valued
     by its mean over K worlds dealt from the bidding seat's view, weighted by how likely
     heuristic-v1 makes the bids already seen there (the bid search of ``search``, every seat
-    played by heuristic-v1; agents/search.py): lower-noise targets, slower."""
+    played by heuristic-v1; agents/search/agent.py): lower-noise targets, slower."""
     candidates: int = 128
     """With worlds K > 0: deals drawn per position before they are weighted by the bids seen
     and resampled down to the K worlds (at least K; ``search:bidder`` draws 8,192 for its 512
@@ -118,9 +118,9 @@ class BidQConfig:
     """Processes that compute the worlds' values (worlds > 0), each on a share of the
     positions: the values do not depend on the share."""
     net: Literal["mlp", "bid_features"] = "mlp"
-    """The network: ``mlp`` reads the observation (agents/network.py); ``bid_features`` also
+    """The network: ``mlp`` reads the observation (agents/neural/network.py); ``bid_features`` also
     reads heuristic-v1's evaluation of the hand and what each bid would do to the match,
-    with one head shared by the bids (agents/bid_net.py)."""
+    with one head shared by the bids (agents/neural/bid_net.py)."""
     iterations: int = 3
     """Rounds of (play matches, play out every bid, fit)."""
     positions: int = 300000
@@ -139,7 +139,7 @@ class BidQConfig:
     """What that head gives (net bid_features, value match_value for ``outcome``): ``value``,
     each bid's value; ``outcome``, each bid's chance of being made and a correction, the value
     being worked out from that chance and the features' match-win change if made and if missed
-    (agents/bid_net.py): the product a plain head must learn is then built in."""
+    (agents/neural/bid_net.py): the product a plain head must learn is then built in."""
     window: int = 0
     """Fit on the positions of the last `window` iterations only (0: all so far), so that
     the fit's time and memory stay bounded however many iterations run."""
@@ -225,7 +225,7 @@ class QBidder:
             return np.asarray(self.heuristic.act(view), np.int64)
         import torch
 
-        from agents.neural import net_inputs
+        from agents.neural.agent import net_inputs
 
         inputs = net_inputs(self.net, view, self.engine.rules, self.blank)
         with torch.no_grad():
@@ -284,7 +284,7 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
     the rest of the hand played by the partner's `bidder` and heuristic-v1 (see the module
     docstring)."""
-    from agents.match_value import hand_value_change
+    from agents.value.match_value import hand_value_change
 
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
     playout = Playout(dict.fromkeys(range(4), policy))
@@ -368,7 +368,7 @@ class _WorldValuer:
     """The bid search of world_values, for one process."""
 
     def __init__(self, rules: Rules, config: BidQConfig) -> None:
-        from agents.search import SearchAgent, SearchSettings
+        from agents.search.agent import SearchAgent, SearchSettings
 
         self.match = config.value == "match_value"
         settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",
@@ -399,7 +399,7 @@ def _value_in_worker(positions: State) -> np.ndarray:
 
 def bid_inputs(rules: Rules, views: np.ndarray, workers: int = 1, progress: bool = False,
                chunk: int = 20000) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The bid_features network's inputs (agents/bid_net.py's BidFeatures) of saved seat-view
+    """The bid_features network's inputs (agents/neural/bid_net.py's BidFeatures) of saved seat-view
     records, `chunk` tables at a time shared out to `workers` processes (a table's inputs do
     not depend on its chunk)."""
     from tqdm import tqdm
@@ -421,7 +421,7 @@ _FEATURES = None
 
 
 def _start_features(rules: Rules) -> None:
-    from agents.bid_net import BidFeatures
+    from agents.neural.bid_net import BidFeatures
 
     global _FEATURES
     _FEATURES = BidFeatures(rules)
@@ -434,7 +434,7 @@ def _features_in_worker(views: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
     """(n, OBS_SIZE) int8 observations of the bidding seats (blanked fields zero)."""
-    from agents.neural import blank_fields
+    from agents.neural.agent import blank_fields
 
     obs = encode_observation(seat_view(engine, positions), dtype=np.int8)
     return blank_fields(obs, blank)
@@ -495,7 +495,7 @@ class BidQTrainer:
                  progress: bool = True) -> None:  # fmt: skip
         import torch
 
-        from agents.network import NetConfig, PolicyValueNet
+        from agents.neural.network import NetConfig, PolicyValueNet
 
         self.config, self.run_dir, self.progress = config, Path(run_dir), progress
         self.rules: Rules = Rules.preset(config.rules)
@@ -504,7 +504,7 @@ class BidQTrainer:
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
         if config.net == "bid_features":
-            from agents.bid_net import BidNet, BidNetConfig
+            from agents.neural.bid_net import BidNet, BidNetConfig
 
             self.net = BidNet(
                 BidNetConfig(
@@ -518,7 +518,7 @@ class BidQTrainer:
                 self.net.value_head.bias.zero_()
         self.model = None
         if config.value == "match_value":
-            from agents.matchwin import MatchWin, matchwin_path
+            from agents.value.matchwin import MatchWin, matchwin_path
 
             self.model = MatchWin(matchwin_path(config.matchwin), rules=self.rules)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -636,6 +636,6 @@ def relative_targets(q: np.ndarray, own: np.ndarray, clip: float) -> np.ndarray:
 
 
 def _match_fields() -> tuple:
-    from agents.neural import MATCH_FIELDS
+    from agents.neural.agent import MATCH_FIELDS
 
     return tuple(MATCH_FIELDS)

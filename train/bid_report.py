@@ -7,7 +7,7 @@ Two parts, both seeded and the same for every bidder:
   partnership holds seats 0 and 2), each with every dealer and `deals` seeded deals. The
   bidder bids for seats 0 and 2, the play agent bids for seats 1 and 3 and plays every card.
   Per bidder: points per hand of a bidding seat, contracts made, hands thrown in, and the
-  change of the team's match-win estimate per hand (agents/match_value.py), with 95%
+  change of the team's match-win estimate per hand (agents/value/match_value.py), with 95%
   intervals; differences to the other bidders are paired (the same deals).
 - **Matches**: duplicate tournaments to 41 of ``compose:bid=BIDDER,play=PLAY`` against
   ``compose:bid=heuristic-v1,play=PLAY`` and ``compose:bid=minbid,play=PLAY``: win rates with
@@ -64,9 +64,9 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     contracts they bid and made (n, 2) bool, thrown in (n,), their team's change of match-win
     estimate (n,), their bids (n, 2) and the situation index (n,)."""
     from agents.bid_analysis import play_hand
-    from agents.match_value import hand_value_change
-    from agents.matchwin import MatchWin
     from agents.registry import make_agent
+    from agents.value.match_value import hand_value_change
+    from agents.value.matchwin import MatchWin
 
     engine = Engine(rules)
     scores, dealer, situation = situation_tables(deals)

@@ -46,7 +46,7 @@ class TrainConfig:
     match_value_points: float = 0.0
     """Match value: > 0 adds to each hand's reward what the hand did to the team's chance of
     winning the match, times this many points (before reward_scale): the change of the
-    match-win estimate (agents/matchwin.py) from before the hand to after it, 1 or 0 when it
+    match-win estimate (agents/value/matchwin.py) from before the hand to after it, 1 or 0 when it
     ends the match; a hand thrown in changes only the dealer. 0: off (needed > 0 with reward
     "match_value")."""
     match_features: bool = True
@@ -96,7 +96,7 @@ class TrainConfig:
     """Share of the learner's decisions (bids and cards, where there is a choice) valued by
     rollouts: each legal action is played out to the end of the hand on the true table by the
     teacher at every seat (each from its own view), and the policy is pushed towards the
-    actions worth most to its team (agents/rollout.py: one step of policy improvement over
+    actions worth most to its team (agents/search/rollout.py: one step of policy improvement over
     the teacher). 0: no rollouts."""
     rollout_team_from: int | None = None
     """Policy iteration: from this many learner decisions on, the learner's own policy of the

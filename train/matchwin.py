@@ -1,4 +1,4 @@
-"""Fit the match-win estimate of the search bot (agents/matchwin.py) on self-play matches.
+"""Fit the match-win estimate of the search bot (agents/value/matchwin.py) on self-play matches.
 
 Plays `matches` matches to the end with a policy checkpoint's greedy play at all four seats
 (deals seeded by ``(seed, match_id, hand)``), records the scores, target and dealer at the
@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint import load_policy, require_card_player
-from agents.matchwin import NUM_FEATURES, MatchWin, features
-from agents.policy_playout import NetRunner, PolicyPlayout
+from agents.neural.checkpoint import load_policy, require_card_player
+from agents.search.policy_playout import NetRunner, PolicyPlayout
+from agents.value.matchwin import NUM_FEATURES, MatchWin, features
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.rules import Rules
 
@@ -39,8 +39,8 @@ def hand_player(path: str) -> tuple:
     """(rules, engine, play(state)): plays every table's hand to its end with a checkpoint's
     greedy play at all four seats, or, for path ``heuristic-v1``, with that compiled bot's."""
     if path == "heuristic-v1":
-        from agents.heuristic_v1 import HeuristicV1Agent
-        from agents.playout import Playout
+        from agents.scripted.heuristic_v1 import HeuristicV1Agent
+        from agents.scripted.playout import Playout
 
         rules = Rules()
         engine = Engine(rules)

@@ -30,7 +30,7 @@ The objectives:
 - :class:`MatchBonus` (`match_bonus`): the partnership whose hand wins the match gains
   points, the losers lose them, so a bid that wins the match is worth more than its points.
 - :class:`RolloutValues` (`rollout_share`, `rollout_coef`, `rollout_team_from`;
-  agents/rollout.py): at a share of the learner's decisions every legal bid or card is
+  agents/search/rollout.py): at a share of the learner's decisions every legal bid or card is
   played out to the end of the hand by the teacher, and an all-actions policy-gradient term
   moves the policy towards the actions worth most: one step of policy improvement over the
   teacher, with far less noise than a sampled return. With `rollout_team_from`, the
@@ -49,14 +49,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.rollout import rollout_targets
+from agents.search.rollout import rollout_targets
 from fourhundred_env.engine import Engine, State, unpack_sets
 from fourhundred_env.view import seat_view
 from train.network import HIDDEN_HANDS, OracleCritic, PolicyValueNet
 from train.seeding import derive_seed
 
 if TYPE_CHECKING:
-    from agents.base import Agent
+    from agents.protocol import Agent
     from train.config import TrainConfig
     from train.ppo import Rollout
 
@@ -247,14 +247,14 @@ class MatchValue(Objective):
 
     Needs ``r.scores_before`` (T, B, 4), ``r.target`` (T, B) and ``r.dealer`` (T, B): the
     pre-hand scores, target and dealer at every step. At the step a hand ends, each seat gets
-    `points` x (V_after - V_before) for its team (agents/match_value.py: the match-win
+    `points` x (V_after - V_before) for its team (agents/value/match_value.py: the match-win
     estimate before the hand and after it, 1 or 0 when the hand ends the match; a hand thrown
     in only passes the deal). Potential-based: over a match the rewards add up to the result
     minus the estimate at the start.
     """
 
     def __init__(self, engine: Engine, points: float) -> None:
-        from agents.matchwin import MatchWin
+        from agents.value.matchwin import MatchWin
 
         self.engine = engine
         self.points = points
@@ -273,7 +273,7 @@ class MatchValue(Objective):
     def rewards(self, r: Rollout) -> np.ndarray:
         """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
         at the step a hand ended; 0 elsewhere."""
-        from agents.match_value import hand_value_change
+        from agents.value.match_value import hand_value_change
 
         out = np.zeros(r.seat_rewards.shape, np.float32)
         ended = r.done
@@ -291,7 +291,7 @@ class RolloutValues(Objective):
 
     Needs, at a random share of the learner's decisions with a choice, the table's engine
     state (copied as it is recorded); `finish` plays every legal action out
-    (agents/rollout.py) and fills ``r.rollout_row`` (T, B) int64 (row of ``r.rollout_q``,
+    (agents/search/rollout.py) and fills ``r.rollout_row`` (T, B) int64 (row of ``r.rollout_q``,
     -1 where none), ``r.rollout_q`` (n, 66) float32 (the values, -inf where illegal) and
     ``r.rollout_own`` (n,) int64 (the teacher's own action). Loss: ``-rollout_coef`` x
     sum over actions of pi(a) x (value - mean legal value), in reward_scale units; logs
@@ -342,7 +342,7 @@ class RolloutValues(Objective):
         state = State.concat([s for _, _, s in self._positions])
         team = None
         if self.team_from is not None and decisions >= self.team_from:  # policy iteration
-            from agents.neural import NeuralAgent
+            from agents.neural.agent import NeuralAgent
 
             team = NeuralAgent.from_net(self.net, self.engine.rules, dtype=self.team_dtype)
         values, own = [], []
@@ -388,10 +388,10 @@ class RolloutValues(Objective):
 
 
 def _match_value_of_playouts(engine: Engine, points: float):
-    """The value of a play-out under reward match_value (see agents.rollout.rollout_values):
+    """The value of a play-out under reward match_value (see agents.search.rollout.rollout_values):
     `points` x the acting seat's team's change of match-win estimate over the hand."""
-    from agents.match_value import hand_value_change
-    from agents.matchwin import MatchWin
+    from agents.value.match_value import hand_value_change
+    from agents.value.matchwin import MatchWin
 
     model = MatchWin(rules=engine.rules)
 

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from agents.neural import MATCH_FIELDS, blank_fields
+from agents.neural.agent import MATCH_FIELDS, blank_fields
 from fourhundred_env.engine import Engine
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution

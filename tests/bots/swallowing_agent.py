@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from agents import register_agent
-from agents.base import Agent
+from agents.protocol import Agent
 
 
 def _first_time(name: str) -> bool:

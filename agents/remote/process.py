@@ -8,8 +8,8 @@ blocks, and a crash can be reported with its last words). The child runs in its 
 (a Ctrl-C at the terminal reaches the tournament, which stops it, not the bot) and, on Linux,
 is killed by the system if the process that started it dies (``PR_SET_PDEATHSIG``).
 
-:class:`SupervisedAgent` is the base of the agents served this way (:mod:`agents.external`
-for any program speaking the JSON-lines bot protocol, :mod:`agents.isolated` for a Python
+:class:`SupervisedAgent` is the base of the agents served this way (:mod:`agents.remote.external`
+for any program speaking the JSON-lines bot protocol, :mod:`agents.remote.isolated` for a Python
 bot): `act_timed` returns a :class:`Reply` with a failure per table that failed (timeout,
 crash, garbage) instead of raising, the process is killed and restarted after a timeout or a
 broken exchange, and it gives up (every later move fails at once) after a few starts in a
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
+from agents.protocol import Agent
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView

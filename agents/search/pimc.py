@@ -4,12 +4,12 @@ At each decision with a choice, the seat deals the cards it cannot see at random
 `worlds` complete tables consistent with what it has seen (the cards played, each seat's
 number of cards, the suits each seat has shown void in), plays every legal action out to the
 end of the hand in every world with the base agent at all four seats, each from its own view
-(agents/rollout.py), and takes the action worth most to its team on average over the worlds.
+(agents/search/rollout.py), and takes the action worth most to its team on average over the worlds.
 Ties go to the base agent's own action. This is Perfect Information Monte Carlo search
 (Ginsberg's GIB) with play-outs by an imperfect-information policy, so the play-outs do not
 cheat; the deals ignore what the bids say about the hands.
 
-The deals of a decision are drawn from that decision's own key (`agents.base.view_keys`: the
+The deals of a decision are drawn from that decision's own key (`agents.protocol.view_keys`: the
 agent's seed, the game's stream key and the position), so the bot plays the same move in the
 same position whatever the batch, the other tables or a resume.
 
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, key_uniforms, view_keys
-from agents.rollout import rollout_values
+from agents.draws import key_uniforms, view_keys
+from agents.protocol import Agent
+from agents.search.rollout import rollout_values
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.engine import Engine, Phase, State, mix64, unpack_sets

@@ -1,7 +1,7 @@
 """A bidding network that reads what each bid would do, not only the observation
 (``net: bid_features`` in configs/bidding_q.yaml, played by ``neural-bid:PATH``).
 
-A plain network (agents/network.py) must learn from the 588 entries of the observation alone
+A plain network (agents/neural/network.py) must learn from the 588 entries of the observation alone
 what a hand is worth and what a bid does to the match: that making 5 from 31 points ends it,
 that the thirty rule halves a 5. Fitted on play-out values it stayed near heuristic-v1's own
 bids (BENCHMARKS.md, "Bidding (issue 20)"). This network is also given, worked out here:
@@ -35,10 +35,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.heuristic import expected_tricks_kernel, hand_features
-from agents.heuristic_v1 import HeuristicV1Agent
-from agents.match_value import team_values
-from agents.matchwin import MatchWin, matchwin_path
+from agents.scripted.heuristic_bid import expected_tricks_kernel, hand_features
+from agents.scripted.heuristic_v1 import HeuristicV1Agent
+from agents.value.match_value import team_values
+from agents.value.matchwin import MatchWin, matchwin_path
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record

@@ -4,7 +4,7 @@
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
 Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
 policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
-agent's seed, the game's stream key and the position: `agents.base.view_uniform`), never
+agent's seed, the game's stream key and the position: `agents.protocol.view_uniform`), never
 from a generator shared across the batch, so it plays a game the same way in any batch.
 """
 
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, view_uniforms
+from agents.draws import view_uniforms
+from agents.protocol import Agent
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
@@ -40,7 +41,7 @@ def blank_fields(obs: np.ndarray, names: tuple[str, ...] | list[str]) -> np.ndar
 
 def net_inputs(net, view: SeatView, rules: Rules, blank: tuple = ()) -> tuple:
     """A network's inputs at a view's tables, as numpy arrays: the observation (`blank`
-    fields zero), or what a network that reads more (agents/bid_net.py) works out itself."""
+    fields zero), or what a network that reads more (agents/neural/bid_net.py) works out itself."""
     if hasattr(net, "view_inputs"):
         return net.view_inputs(view, rules)
     return (blank_fields(encode_observation(view), blank),)
@@ -70,7 +71,7 @@ class NeuralAgent(Agent):
         self._torch = torch
         self.dtype = dtype or torch.float32
         if net is None:
-            from agents.checkpoint import load_policy
+            from agents.neural.checkpoint import load_policy
 
             self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
             self.net, self.trained_rules, self.meta = load_policy(
@@ -103,7 +104,7 @@ class NeuralAgent(Agent):
 
     def outputs(self, view: SeatView):
         """The network's (logits (K, 66), value (K,)) at a view's tables, as float32
-        tensors. A network that reads more than the observation (agents/bid_net.py) works
+        tensors. A network that reads more than the observation (agents/neural/bid_net.py) works
         its inputs out from the view itself."""
         torch = self._torch
         inputs = net_inputs(self.net, view, self.rules, self.blank)
@@ -114,7 +115,7 @@ class NeuralAgent(Agent):
 
     def _log_probs(self, view: SeatView):
         torch = self._torch
-        from agents.network import masked_logits
+        from agents.neural.network import masked_logits
 
         mask = torch.from_numpy(view.legal_mask).to(self.device)
         logits, _ = self.outputs(view)

@@ -10,7 +10,7 @@ version does not know, an input size other than the encoder's ``OBS_SIZE``, anot
 observation layout, weights that do not fit or are not finite, or rules of another game (the
 conduct flags, time limits and ``auto_claim``, are not compared: ``Rules.game_differences``).
 It lives beside the agent that plays it. A network config that records ``bid_features``
-is a bidding network (agents/bid_net.py, another feature layout refused too); everything
+is a bidding network (agents/neural/bid_net.py, another feature layout refused too); everything
 else is a PolicyValueNet.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from agents.network import NetConfig, PolicyValueNet
+from agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
 from fourhundred_env.rules import Rules
@@ -37,7 +37,7 @@ class CheckpointError(FourHundredError):
     """A checkpoint that cannot be used: unreadable, corrupt, or made for something else."""
 
 
-PRETRAINED = Path(__file__).resolve().parent / "pretrained"
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
 """The bundled checkpoints (package data of ``agents``)."""
 
 
@@ -161,7 +161,7 @@ def load_policy(
 
 
 def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
-    """`net` if it is a policy network that plays cards; a bidding network (agents/bid_net.py,
+    """`net` if it is a policy network that plays cards; a bidding network (agents/neural/bid_net.py,
     which only bids) is refused in one line (CheckpointError)."""
     if not isinstance(net, PolicyValueNet):
         raise CheckpointError(
@@ -177,9 +177,9 @@ def _items(diff: Mapping[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
 
 def _build_net(values: Any, where: str) -> Any:
     """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
-    (agents/bid_net.py) when it records ``bid_features``."""
+    (agents/neural/bid_net.py) when it records ``bid_features``."""
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.bid_net import PER_BID_SIZES, BidNet, BidNetConfig
+        from agents.neural.bid_net import PER_BID_SIZES, BidNet, BidNetConfig
 
         config = _shape(BidNetConfig, values, where, "bidding network")
         if config.obs_size != OBS_SIZE or config.bid_features not in PER_BID_SIZES:

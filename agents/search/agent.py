@@ -5,7 +5,7 @@ At each decision with a real choice, the seat
 1. **deals worlds**: the cards it cannot see, dealt to the other seats uniformly among the deals
    consistent with its view (counts, cards played, shown voids), each world drawn from a hash
    of the position, so a decision never depends on the batch or the order of calls
-   (:mod:`agents.worlds`);
+   (:mod:`agents.search.worlds`);
 2. **weights them** (``weighting=policy``) by the policy's likelihood of what the other seats
    did (their bids, their plays to this trick) and resamples `worlds` of the `candidates`
    in proportion (systematic resampling; a world drawn several times is played once and
@@ -18,11 +18,11 @@ At each decision with a real choice, the seat
 3. **scores each candidate action** in every world:
    - card play: the rest of the hand played out by the policy at all four seats (greedy, each
      seat from its own view; worlds x actions tables through the network at once:
-     :mod:`agents.policy_playout`), or, once `endgame` tricks or fewer are left, solved
-     exactly by alpha-beta over the made/missed contracts (:mod:`agents.endgame`);
+     :mod:`agents.search.policy_playout`), or, once `endgame` tricks or fewer are left, solved
+     exactly by alpha-beta over the made/missed contracts (:mod:`agents.search.endgame`);
    - bids (``bids=true``): the rest of the bidding and the whole hand played out the same way;
    and values the outcome by what it does to the match: the match-win estimate of the scores
-   after the hand (:mod:`agents.matchwin`), 1 or 0 when the hand ends the match
+   after the hand (:mod:`agents.value.matchwin`), 1 or 0 when the hand ends the match
    (``value=points``: the team's points in the hand instead);
 4. **plays** the action with the best mean value, unless it beats the policy's own choice by no
    more than `margin` (play-outs are noisy; the policy is a good prior).
@@ -48,24 +48,30 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.base import Agent, view_hash
-from agents.endgame import LEAF_PATTERNS, solve
-from agents.heuristic import HEURISTIC_V1_PARAMS, PARAMS_DTYPE, HeuristicParams, params_record
-from agents.matchwin import (
+from agents.draws import view_hash
+from agents.protocol import Agent
+from agents.scripted.heuristic_bid import (
+    HEURISTIC_V1_PARAMS,
+    PARAMS_DTYPE,
+    HeuristicParams,
+    params_record,
+)
+from agents.search.endgame import LEAF_PATTERNS, solve
+from agents.search.policy_playout import NetRunner, PolicyPlayout
+from agents.search.worlds import (
+    MAX_OBSERVED,
+    add_log_likelihood,
+    deal_worlds,
+    observed_rows,
+    seat_log_likelihoods,
+)
+from agents.value.matchwin import (
     MatchWin,
     first_team_wins,
     matchwin_path,
     rule_diff,
     same_game,
     write_features,
-)
-from agents.policy_playout import NetRunner, PolicyPlayout
-from agents.worlds import (
-    MAX_OBSERVED,
-    add_log_likelihood,
-    deal_worlds,
-    observed_rows,
-    seat_log_likelihoods,
 )
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import U64, helper, kernel
@@ -78,7 +84,7 @@ from fourhundred_env.registry import register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, world_state
 
-DEFAULT_MODEL = str(Path(__file__).parent / "pretrained" / "selfplay.pt")
+DEFAULT_MODEL = str(Path(__file__).parents[1] / "pretrained" / "selfplay.pt")
 SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
     "heuristic-v1": (HEURISTIC_V1_PARAMS, False),
     "heuristic": (HeuristicParams(), False),
@@ -393,7 +399,7 @@ class SearchAgent(Agent):
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")
         self._models: np.ndarray | None = None
         self.engine = Engine(self.rules)
-        from agents.checkpoint import (  # torch only when made
+        from agents.neural.checkpoint import (  # torch only when made
             CheckpointError,
             load_policy,
             require_card_player,

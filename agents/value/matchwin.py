@@ -27,7 +27,7 @@ from fourhundred_env._jit import helper, kernel
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 
-DEFAULT_PATH = Path(__file__).parent / "pretrained" / "matchwin.npz"
+DEFAULT_PATH = Path(__file__).parents[1] / "pretrained" / "matchwin.npz"
 NUM_FEATURES = 17
 _SCORE_LOW, _SCORE_HIGH, _SCORE_SCALE = -60.0, 120.0, 40.0
 GAME_RULES = tuple(

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.process import BotFailure, BotProcess, Reply, SupervisedAgent
+from agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
 from fourhundred_env.cards import SUIT_LETTERS, action_text, card_text, parse_action, set_to_cards
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, ConfigError

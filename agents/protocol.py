@@ -1,0 +1,61 @@
+"""The agent protocol: every bot, scripted, neural or human, is an `Agent`.
+
+An agent only ever receives a seat's :class:`~fourhundred_env.view.SeatView`: that seat's
+own hand and the public facts. Environments, tournaments and the terminal game give each
+seat its own instance, so partners cannot share hidden information through one. An instance
+may serve several seats only where it cannot carry anything from one seat's view to
+another's: rollouts and search play-outs (:mod:`agents.search.rollout`) reuse one instance
+of a *stateless* bot, whose every decision is a function of the view in hand (and its seed),
+as every bundled bot's is; a bot that remembers across calls sets ``stateless = False`` and
+is refused there. Random draws are the per-view streams of :mod:`agents.draws`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.compiled import CompiledPolicy
+from agents.draws import agent_key
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import SeatView
+
+
+class Agent:
+    """Base class of all bots.
+
+    Subclasses implement `act` (and may override `act_with_probs` and `reset`). Batched:
+    `view` describes K tables where this agent's seat is to act.
+    """
+
+    name: str = "agent"
+    stateless: bool = True
+    """Each decision depends on the view in hand alone (and the seed), nothing remembered
+    from earlier calls: one instance may then play several seats in a play-out."""
+    replayable: bool = False
+    """Each decision is a function of the view, the seed and the game's stream key alone (no
+    generator advanced by earlier calls): a game of a tournament can then be played again,
+    card for card, from its database (:mod:`tournament.replay`). False unless a bot says so."""
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
+        self.rules = rules if rules is not None else Rules()
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.key = agent_key(seed)
+
+    def compiled_policy(self) -> CompiledPolicy | None:
+        """The bot as a policy the compiled play-outs can run (scripted bots), or None."""
+        return None
+
+    def reset(self, num_tables: int) -> None:
+        """Called at the start of matches, with the size of the batch of tables it will see."""
+
+    def act(self, view: SeatView) -> np.ndarray:
+        """(K,) int64 legal actions, one per table in `view`."""
+        raise NotImplementedError
+
+    def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        """Actions and, where the agent has them, action probabilities (K, 66) float32."""
+        return self.act(view), None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, seed={self.seed})"

@@ -1,0 +1,1 @@
+"""Scripted bots, compiled: random, heuristic, heuristic-v1, minbid, and their play-outs."""
