@@ -112,7 +112,7 @@ _STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A
 
 def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
     """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
-    what the agents' random draws in that game hang on (see agents.protocol), fixed by the game
+    what the agents' random draws in that game hang on (see agents.draws), fixed by the game
     alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
     does not give back the deal stream."""
     key = mix64(

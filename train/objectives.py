@@ -57,8 +57,8 @@ from train.seeding import derive_seed
 
 if TYPE_CHECKING:
     from agents.protocol import Agent
+    from train.batch import Rollout
     from train.config import TrainConfig
-    from train.ppo import Rollout
 
 # rollout values are computed this many positions at a time: up to 14 branches each
 _ROLLOUT_CHUNK = 4096

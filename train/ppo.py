@@ -28,21 +28,15 @@ import math
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 import torch
-from gymnasium.vector import AutoresetMode
 
-from agents.neural.agent import MATCH_FIELDS, blank_fields
 from fourhundred_env.engine import Engine
-from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
-from fourhundred_env.envs.config import ScoreDistribution
-from fourhundred_env.envs.vector import FourHundredVectorEnv
-from fourhundred_env.observation import OBS_SIZE
 from fourhundred_env.rules import Rules
+from train.batch import Batch, Group, Rollout
 from train.checkpoint import (
     CheckpointError,
     atomic_save,
@@ -50,6 +44,7 @@ from train.checkpoint import (
     read_checkpoint,
     save_policy,
 )
+from train.collect import Collector
 from train.config import TrainConfig, save_config
 from train.network import NetConfig, OracleCritic, PolicyValueNet, masked_logits
 from train.objectives import (
@@ -59,7 +54,6 @@ from train.objectives import (
     Term,
     WeightAverage,
     make_objectives,
-    unpack_hands,
 )
 from train.seeding import derive_seed
 
@@ -68,229 +62,6 @@ __all__ = ["Batch", "Collector", "Group", "Rollout", "Trainer"]
 _PARTNER = np.array([2, 3, 0, 1])
 _O = TypeVar("_O", bound=Objective)
 Stats = dict[str, list[float]]  # per metric name, its value at each minibatch
-
-
-@dataclass
-class Group:
-    """Tables of one kind: rows offset..offset+size of the rollout batch."""
-
-    kind: str  # "selfplay", "scripted", "snapshot", "bidding"
-    env: FourHundredVectorEnv
-    offset: int
-    size: int
-    opponent: str | None = None
-    obs: dict[str, np.ndarray] = field(default_factory=dict)
-    seat: np.ndarray | None = None  # (size,) int8: the seat to act at each table
-
-
-@dataclass
-class Rollout:
-    """T steps at B tables, batch axes first. The optional fields belong to the objectives
-    that fill them (train/objectives.py), and are None when those are off."""
-
-    obs: np.ndarray  # (T, B, OBS) float32
-    mask: np.ndarray  # (T, B, 66) bool
-    action: np.ndarray  # (T, B) int64
-    logp: np.ndarray  # (T, B) float32
-    value: np.ndarray  # (T, B) float32
-    seat: np.ndarray  # (T, B) int64: acting seat
-    seat_rewards: np.ndarray  # (T, B, 4) float32, hand points of every seat (unscaled)
-    done: np.ndarray  # (T, B) bool: an episode ended at this step
-    thrown_in: np.ndarray  # (T, B) bool
-    learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
-    teacher: np.ndarray | None = None  # (T, B) int64: the teacher's action (Kickstart)
-    hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands (OracleValue)
-    scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (MatchBonus)
-    target: np.ndarray | None = None  # (T, B) int32: target in force (MatchBonus)
-    dealer: np.ndarray | None = None  # (T, B) int8: this hand's dealer (MatchValue)
-    rollout_row: np.ndarray | None = None  # (T, B) int64: row of rollout_q, -1 where none
-    rollout_q: np.ndarray | None = None  # (n, 66) float32: action values, -inf illegal
-    rollout_own: np.ndarray | None = None  # (n,) int64: the teacher's own action
-
-
-@dataclass
-class Batch:
-    """The learner's decisions in the hands of a rollout that ended, flattened to N rows:
-    what one update learns from."""
-
-    index: np.ndarray  # (N,) int64: positions in the rollout's flattened (T * B) steps
-    obs: torch.Tensor  # (N, OBS) float32
-    mask: torch.Tensor  # (N, 66) bool
-    action: torch.Tensor  # (N,) int64
-    logp: torch.Tensor  # (N,) float32: log-probability of the action when it was taken
-    value: np.ndarray  # (N,) float32: the value estimate when it was taken
-    advantage: torch.Tensor  # (N,) float32: GAE advantage
-    ret: torch.Tensor  # (N,) float32: GAE return, the value target
-
-
-class Collector:
-    """Plays the rollouts: the tables of an update, the network (and oracle critic) sampling
-    the learner's decisions, the objectives recording what they need. The trainer owns one
-    (backend local); each Ray rollout actor owns its own, with a copy of the weights, and
-    plays part `part` of `parts` of every group of tables (train/ray_rollouts.py). With one
-    part the seeds are the run's own (train/seeding.py); with several, each part's streams
-    have the part's number appended, so no two parts deal or draw alike."""
-
-    def __init__(
-        self,
-        config: TrainConfig,
-        engine: Engine,
-        net: PolicyValueNet,
-        critic: OracleCritic | None,
-        objectives: list[Objective],
-        part: int = 0,
-        parts: int = 1,
-    ) -> None:
-        self.config = config
-        self.rules = engine.rules
-        self.engine = engine
-        self.net = net
-        self.critic = critic
-        self.objectives = objectives
-        self.part = part
-        self.parts = parts
-        self.update = 0
-        self.blank = () if config.match_features else MATCH_FIELDS
-
-    # -- environments -----------------------------------------------------------------------
-    def _groups(self, update: int, pool: list[str]) -> list[Group]:
-        """This update's tables (this part's share of each group): new envs, the snapshot
-        opponent drawn from the pool."""
-        c = self.config
-        scores = ScoreDistribution(low=c.hand_scores_low, high=c.hand_scores_high)
-        common = dict(
-            rules=self.rules,
-            reward="hand_points",
-            hand_scores=scores,
-            autoreset_mode=AutoresetMode.SAME_STEP,
-        )
-        if c.mode == "bidding" and c.learner_partnership:
-            size = self._share(c.num_tables)
-            env = FourHundredVectorEnv(size, episode="hand", learner_seats=(0, 2),
-                                       learner_decides="bids", opponents=c.play_policy, **common)  # fmt: skip
-            return [Group("bidding", env, 0, size)]
-        if c.mode == "bidding":
-            size = self._share(c.num_tables)
-            env = FourHundredBidVectorEnv(size, seat=0, policy=c.play_policy, **common)
-            return [Group("bidding", env, 0, size)]
-        n_self = round(c.num_tables * c.selfplay_share)
-        n_snap = round(c.num_tables * c.snapshot_share)
-        n_script = c.num_tables - n_self - n_snap
-        rng = np.random.default_rng(derive_seed(c.seed, update, 1))
-        snapshot = pool[rng.integers(len(pool))] if pool else None
-        groups = []
-        offset = 0
-        start = 0  # where the group starts among the run's tables (all parts)
-        for kind, size, opponent in (
-            ("selfplay", n_self, None),
-            ("scripted", n_script, c.opponent),
-            ("snapshot", n_snap, f"neural:{snapshot}" if snapshot else c.opponent),
-        ):
-            size, start = self._share(size, start), start + size
-            if size == 0:
-                continue
-            if opponent is None:
-                env = FourHundredVectorEnv(size, episode="hand", **common)
-            else:
-                env = FourHundredVectorEnv(
-                    size, episode="hand", learner_seats=(0, 2), opponents=opponent, **common
-                )
-            groups.append(Group(kind, env, offset, size, opponent))
-            offset += size
-        return groups
-
-    def _share(self, size: int, start: int = 0) -> int:
-        """This part's tables of a group of `size` whose tables are numbers start.. of the
-        run's: those whose number is the part's modulo `parts` (each part gets one of every
-        `parts` tables of each group, and num_tables // parts or one more in all)."""
-        return len(range(start + (self.part - start) % self.parts, start + size, self.parts))
-
-    def _seed(self, *coords: int) -> int:
-        """The seed of a stream of this update (train/seeding.py); with several parts, each
-        part's own (the part's number appended to the coordinates)."""
-        return derive_seed(*coords) if self.parts == 1 else derive_seed(*coords, 1000 + self.part)
-
-    # -- one rollout ------------------------------------------------------------------------
-    def collect(self, update: int, decisions: int, pool: list[str]) -> Rollout:
-        """One rollout of update `update`: every table reset with this update's seeds and
-        stepped `rollout_steps` times, the network sampling each learner decision (the envs
-        play the others'); the objectives record what they need at every step. `decisions`:
-        the learner's so far; `pool`: the snapshots the snapshot tables may play."""
-        c = self.config
-        self.update = update
-        groups = self._groups(update, pool)
-        r = self._start_rollout(groups)
-        gen = torch.Generator().manual_seed(self._seed(c.seed, update, 3))
-        for t in range(c.rollout_steps):
-            self._observe(r, t, groups)
-            self._act(r, t, gen)
-            self._step(r, t, groups)
-        for g in groups:
-            g.env.close()
-        for o in self.objectives:
-            o.finish(r, decisions)
-        return r
-
-    def _start_rollout(self, groups: list[Group]) -> Rollout:
-        """Reset every group's tables with this update's seeds; an empty rollout, with the
-        objectives' fields allocated."""
-        c = self.config
-        b, t_steps = sum(g.size for g in groups), c.rollout_steps
-        learner = np.zeros((b, 4), bool)
-        for i, g in enumerate(groups):
-            g.obs, info = g.env.reset(seed=self._seed(c.seed, self.update, 2, i))
-            g.seat = info["seat"]
-            learner[g.offset : g.offset + g.size, list(g.env.config.learner_seats)] = True
-        r = Rollout(
-            obs=np.empty((t_steps, b, OBS_SIZE), np.float32),
-            mask=np.empty((t_steps, b, 66), bool),
-            action=np.empty((t_steps, b), np.int64),
-            logp=np.empty((t_steps, b), np.float32),
-            value=np.empty((t_steps, b), np.float32),
-            seat=np.empty((t_steps, b), np.int64),
-            seat_rewards=np.empty((t_steps, b, 4), np.float32),
-            done=np.empty((t_steps, b), bool),
-            thrown_in=np.empty((t_steps, b), bool),
-            learner=learner,
-        )
-        for o in self.objectives:
-            o.start(r, self.update)
-        return r
-
-    def _observe(self, r: Rollout, t: int, groups: list[Group]) -> None:
-        """Step t's observations, masks and acting seats, and what the objectives record."""
-        for g in groups:
-            rows = slice(g.offset, g.offset + g.size)
-            r.obs[t, rows] = g.obs["observation"]
-            blank_fields(r.obs[t, rows], self.blank)
-            r.mask[t, rows] = g.obs["action_mask"]
-            r.seat[t, rows] = g.seat
-            for o in self.objectives:
-                o.record(r, t, rows, g.env.state, g.seat)
-
-    def _act(self, r: Rollout, t: int, gen: torch.Generator) -> None:
-        """Step t's actions, sampled from the network, with their log-probabilities and the
-        value estimates (the oracle critic's when there is one)."""
-        with torch.no_grad():
-            obs = torch.from_numpy(r.obs[t])
-            logits, value = self.net(obs)
-            if self.critic is not None:
-                value = self.critic(obs, unpack_hands(r.hidden[t]))
-            logp_all = torch.log_softmax(masked_logits(logits, torch.from_numpy(r.mask[t])), -1)
-            action = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
-        r.action[t] = action.numpy()
-        r.logp[t] = logp_all.gather(1, action[:, None]).squeeze(1).numpy()
-        r.value[t] = value.numpy()
-
-    def _step(self, r: Rollout, t: int, groups: list[Group]) -> None:
-        """Play step t's actions: every seat's rewards, and which episodes ended."""
-        for g in groups:
-            rows = slice(g.offset, g.offset + g.size)
-            g.obs, _, term, trunc, info = g.env.step(r.action[t, rows])
-            g.seat = info["seat"]
-            r.seat_rewards[t, rows] = info["seat_rewards"]
-            r.done[t, rows] = term | trunc
-            r.thrown_in[t, rows] = info.get("thrown_in", np.zeros(g.size, bool))
 
 
 class Trainer:
@@ -410,7 +181,9 @@ class Trainer:
         """One rollout of this update with the current weights: in this process, or (backend
         ray) by the rollout actors, each playing its part of the tables (train/ray_rollouts.py)."""
         if self.rollout_actors is not None:
-            return self.rollout_actors.collect(self)
+            return self.rollout_actors.collect(
+                self.net, self.critic, self.update, self.decisions, self.pool
+            )
         return self.collector.collect(self.update, self.decisions, self.pool)
 
     # -- advantages -------------------------------------------------------------------------

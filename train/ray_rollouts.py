@@ -44,7 +44,7 @@ from train.network import NetConfig, OracleCritic, PolicyValueNet
 from train.objectives import make_objectives
 
 if TYPE_CHECKING:
-    from train.ppo import Rollout, Trainer
+    from train.batch import Rollout
 
 __all__ = ["RolloutActors", "RolloutWorker", "join_rollouts"]
 
@@ -53,7 +53,7 @@ class RolloutWorker:
     """What one Ray actor runs: its part of every update's tables (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, part: int, parts: int) -> None:
-        from train.ppo import Collector
+        from train.collect import Collector
 
         torch.set_num_threads(1)  # one CPU per actor: the actors are the parallelism
         rules = Rules.preset(config.rules)
@@ -106,14 +106,15 @@ class RolloutActors:
         n = config.rollout_actors
         self.actors = [actor.remote(config, i, n) for i in range(n)]
 
-    def collect(self, trainer: Trainer) -> Rollout:
-        """Update `trainer.update`'s rollout: the weights broadcast, every part, joined."""
-        weights = {"net": trainer.net.state_dict()}
-        if trainer.critic is not None:
-            weights["critic"] = trainer.critic.state_dict()
+    def collect(self, net: torch.nn.Module, critic: torch.nn.Module | None, update: int,
+                decisions: int, pool: list[str]) -> Rollout:  # fmt: skip
+        """Update `update`'s rollout: the weights broadcast, every part, joined."""
+        weights = {"net": net.state_dict()}
+        if critic is not None:
+            weights["critic"] = critic.state_dict()
         ref = self.ray.put(weights)  # one copy in the object store, read by every actor
         parts = self.ray.get(
-            [a.collect.remote(ref, trainer.update, trainer.decisions, list(trainer.pool))
+            [a.collect.remote(ref, update, decisions, list(pool))
              for a in self.actors]
         )  # fmt: skip
         return join_rollouts(parts)

@@ -4,7 +4,7 @@
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
 Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
 policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
-agent's seed, the game's stream key and the position: `agents.protocol.view_uniform`), never
+agent's seed, the game's stream key and the position: `agents.draws.view_uniform`), never
 from a generator shared across the batch, so it plays a game the same way in any batch.
 """
 

@@ -6,39 +6,19 @@
 4,096 tables take the same code, and a table decides the same alone or in a batch. The
 kernels run unchanged as plain Python under ``NUMBA_DISABLE_JIT=1``.
 
-**Bidding** (:mod:`agents.scripted.heuristic_bid`). A linear hand evaluation gives the expected number of tricks E (side-suit aces,
-kings and queens by length and company; heart honours and length; short side suits that can
-be ruffed while hearts remain; the bids already made by others). Tricks are taken as normal
-around E (sd `sigma`) to get P(make) for every bid, and each legal bid is scored by its expected
-points under the rules' value table (thirty rule included), plus a bonus when making it would
-win the match (own score + value >= target, partner above zero). A side far behind while the
-opponents are close weighs losses less (takes risks). The dealer, who bids last, can make or
-break the required total: for each bid it compares the hand being played (its own expected
-points plus the partner's and minus the opponents', from their bids) with a throw-in (0). A
-hand without A, K, Q or J asks for a redeal when every bid has negative value.
-
-**Play** (:mod:`agents.scripted.heuristic_play`). From the SeatView only: own hand, cards played (so the cards still out and the hearts
-left), voids shown, bids and tricks (who still needs tricks). Following: don't overtake a
-partner who wins the trick unless the partner has made and we need tricks (or the partner's
-card may still be beaten); otherwise, when our side wants the trick (we need tricks, or an
-opponent still does), win with the cheapest card that is sure to hold against the players
-still to play; third hand high when nothing is sure; second hand low (a sure winner only when
-we need the trick ourselves); ruff with the lowest heart that wins; else play low, discarding
-from the shortest side suit to make voids and keeping masters. Leading, with tricks to make:
-the top heart when no heart out beats it (draws trumps), then side-suit masters that cannot
-be ruffed, then a singleton (to ruff that suit later), else low from the shortest side suit;
-when we have made and the partner needs tricks, lead into the partner's void, or low; when
-only the opponents need tricks, cash winners to deny them. Each rule was kept because it won
+It bids by a linear hand evaluation and the expected points of every legal bid
+(:mod:`agents.scripted.heuristic_bid`) and plays by rules for following and leading read off
+the SeatView alone (:mod:`agents.scripted.heuristic_play`). Each rule was kept because it won
 duplicate matches against the version without it (BENCHMARKS.md, "Tournament").
 
 `HeuristicParams` holds the tunable constants; ``heuristic:sigma=1.2,epsilon=0.05`` overrides
 them from an agent spec (``epsilon`` > 0 mixes in random legal moves, drawn from the position
-as every scripted bot's draws are: see :mod:`agents.protocol`). The kernels read them
-as one record (:func:`params_record`).
+as every scripted bot's draws are: see :mod:`agents.draws`). The kernels read them
+as one record (:func:`~agents.scripted.heuristic_bid.params_record`).
 
 :class:`MinBidAgent` plays like the heuristic but always bids its minimum, or, as dealer, the
 bid that makes the required total (if it can); it never asks for a redeal. It plays like the
-frozen `heuristic-v1` (with :data:`HEURISTIC_V1_PARAMS`), so it stays a fixed baseline while
+frozen `heuristic-v1` (with :data:`~agents.scripted.heuristic_bid.HEURISTIC_V1_PARAMS`), so it stays a fixed baseline while
 `heuristic` improves.
 """
 

@@ -55,7 +55,7 @@ class HeuristicParams:
     """A player may be void in a suit when at most this many of its cards are still out."""
     epsilon: float = 0.0
     """Probability of a uniformly random legal action instead (drawn from the position, see
-    agents.protocol): a stochastic variant for mirror checks and diverse opponents."""
+    agents.draws): a stochastic variant for mirror checks and diverse opponents."""
 
     def __post_init__(self) -> None:
         check_fields(self)

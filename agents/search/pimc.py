@@ -9,7 +9,7 @@ Ties go to the base agent's own action. This is Perfect Information Monte Carlo 
 (Ginsberg's GIB) with play-outs by an imperfect-information policy, so the play-outs do not
 cheat; the deals ignore what the bids say about the hands.
 
-The deals of a decision are drawn from that decision's own key (`agents.protocol.view_keys`: the
+The deals of a decision are drawn from that decision's own key (`agents.draws.view_keys`: the
 agent's seed, the game's stream key and the position), so the bot plays the same move in the
 same position whatever the batch, the other tables or a resume.
 

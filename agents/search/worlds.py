@@ -10,7 +10,7 @@ proportion to those counts, then which cards of the suit go where. Exact uniform
 lets the policy likelihood below be used as an importance weight as it is.
 
 Every draw is a hash of the agent's key, the position in the view (the game's stream and all
-the seat sees: :func:`agents.protocol.view_hash`) and the world's number: world w of a position
+the seat sees: :func:`agents.draws.view_hash`) and the world's number: world w of a position
 is the same whatever the batch, the order of calls or the number of worlds asked for.
 
 **Weighting** (:func:`observed_rows`). The bids and plays of the other seats say something about
