@@ -18,20 +18,16 @@ from fourhundred_env import kernels as K
 from fourhundred_env._jit import U64, helper, kernel
 from fourhundred_env.cards import BID_OFFSET, NUM_ACTIONS
 from fourhundred_env.engine import mix64, sample_legal_actions
+from fourhundred_env.streams import AGENT_SALT
 from fourhundred_env.view import SeatView
 
-_AGENT_SALT = 0x2545F4914F6CDD1D
-RANDOM_SALT = U64(0x9FB21C651E98DF25)
-"""Salts of the draws: a random bot's pick, a heuristic's explore flip and its pick."""
-EXPLORE_SALT = U64(0xD6E8FEB86659FD93)
-PICK_SALT = U64(0xC2B2AE3D27D4EB4F)
 _BYTE = 0xFF
 _WORD = 0xFFFFFFFF
 
 
 def agent_key(seed: int) -> np.uint64:
     """The key of an agent's random draws, from its seed."""
-    return mix64(np.array([(int(seed) ^ _AGENT_SALT) & (2**64 - 1)], np.uint64))[0]
+    return mix64(np.array([(int(seed) ^ int(AGENT_SALT)) & (2**64 - 1)], np.uint64))[0]
 
 
 @helper

@@ -28,6 +28,7 @@ from fourhundred_env._jit import (
 )
 from fourhundred_env.cards import FACE_SET, SUIT_SETS
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import DEALER_SALT, HAND_SALT
 
 BID, PLAY, HAND_OVER, MATCH_OVER = 0, 1, 2, 3
 NUM_CARDS = 52
@@ -85,8 +86,6 @@ def rules_record(rules: Rules) -> np.ndarray:
 GOLDEN = U64(0x9E3779B97F4A7C15)
 _M1 = U64(0xBF58476D1CE4E5B9)
 _M2 = U64(0x94D049BB133111EB)
-DEALER_SALT = U64(0xD1B54A32D192ED03)
-HAND_SALT = U64(0x8CB92BA72F3D8DD7)
 _MASK = (1 << 64) - 1
 
 if JIT:

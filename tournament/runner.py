@@ -58,6 +58,7 @@ from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import GAME_STREAM_SALTS
 from fourhundred_env.view import SeatView, seat_view
 from tournament.db import (
     EventRow,
@@ -107,9 +108,6 @@ class Records:
         return Records, tuple(list(map(tuple, rows)) for rows in tables)
 
 
-_STREAM_SALTS = np.array([0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64)
-
-
 def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
     """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
     what the agents' random draws in that game hang on (see agents.draws), fixed by the game
@@ -121,9 +119,9 @@ def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np
             np.asarray(match_id).astype(np.uint64) * np.uint64(2)
             + np.asarray(orientation).astype(np.uint64)
         )
-        ^ _STREAM_SALTS[0]
+        ^ GAME_STREAM_SALTS[0]
     )
-    return mix64(key ^ _STREAM_SALTS[1]) + mix64(key ^ _STREAM_SALTS[2])
+    return mix64(key ^ GAME_STREAM_SALTS[1]) + mix64(key ^ GAME_STREAM_SALTS[2])
 
 
 @dataclass

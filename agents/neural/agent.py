@@ -22,9 +22,8 @@ from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import SAMPLE_SALT
 from fourhundred_env.view import SeatView
-
-SAMPLE_SALT = np.uint64(0x5851F42D4C957F2D)
 
 MATCH_FIELDS = ("scores", "at_target", "positive", "target")
 """The observation fields that tell the match situation beyond this hand's rules (minimum

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.draws import EXPLORE_SALT, PICK_SALT, nth_true, view_uniform
+from agents.draws import nth_true, view_uniform
 from agents.scripted.heuristic_bid import (
     DECK,
     NUM_FEATURES,
@@ -30,6 +30,7 @@ from agents.scripted.heuristic_bid import (
 )
 from fourhundred_env._jit import ZERO, helper, highest_bit, kernel, lowest_bit, popcount
 from fourhundred_env.kernels import BID, HEARTS, PLAY, SUITS
+from fourhundred_env.streams import EXPLORE_SALT, PICK_SALT
 from fourhundred_env.view import valid_view
 
 

@@ -16,13 +16,14 @@ from collections.abc import Mapping
 import numpy as np
 
 from agents.compiled import CompiledPolicy
-from agents.draws import RANDOM_SALT, random_one, view_uniform
+from agents.draws import random_one, view_uniform
 from agents.scripted.heuristic_bid import NUM_FEATURES, PARAMS_DTYPE
 from agents.scripted.heuristic_play import heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import State
+from fourhundred_env.streams import RANDOM_SALT
 from fourhundred_env.view import NO_MASK, SeatView, cut_view
 
 POLICY_RANDOM = 1

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from agents.compiled import CompiledPolicy
-from agents.draws import RANDOM_SALT, random_one, view_uniform
+from agents.draws import random_one, view_uniform
 from agents.protocol import Agent
 from agents.scripted.playout import POLICY_RANDOM, Playout
 from fourhundred_env._jit import kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import RANDOM_SALT
 from fourhundred_env.view import SeatView
 
 

@@ -82,6 +82,7 @@ from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.registry import register_agent
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import RESAMPLE_SALT
 from fourhundred_env.view import SeatView, world_state
 
 DEFAULT_MODEL = str(Path(__file__).parents[1] / "pretrained" / "selfplay.pt")
@@ -91,7 +92,6 @@ SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
     "minbid": (HEURISTIC_V1_PARAMS, True),
 }
 """The scripted bots a seat may be modelled as (`models`): heuristic parameters, min_bids."""
-RESAMPLE_SALT = U64(0x51ED2701A3C4B5D9)
 
 
 @dataclass(frozen=True)

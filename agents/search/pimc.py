@@ -34,12 +34,11 @@ from fourhundred_env.engine import Engine, Phase, State, mix64, unpack_sets
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
+from fourhundred_env.streams import DEAL_TRY_SALT, HAND_SALT
 from fourhundred_env.view import SeatView, world_state
 
 _ONE = np.uint64(1)
 _SUIT = np.arange(NUM_CARDS) // 13
-_DEAL_SALT = np.uint64(0x8CB92BA72F3D8DD7)
-_TRY_SALT = np.uint64(0xA0761D6478BD642F)
 
 
 def _deal(
@@ -97,14 +96,16 @@ def determinize(
     cards = unpack_sets(unseen, NUM_CARDS).astype(bool)  # (n, 52)
     world_keys = mix64(
         np.asarray(keys, np.uint64)[rep]
-        ^ mix64(np.arange(n, dtype=np.uint64) % np.uint64(worlds) + _DEAL_SALT)
+        ^ mix64(np.arange(n, dtype=np.uint64) % np.uint64(worlds) + HAND_SALT)
     )
     hands, stuck = _deal(cards, need, void, world_keys)
     for attempt in range(1, tries + 1):
         if not stuck.any():
             break
         again = np.flatnonzero(stuck)
-        retry_keys = mix64(world_keys[again] ^ mix64(np.array([attempt], np.uint64) ^ _TRY_SALT))
+        retry_keys = mix64(
+            world_keys[again] ^ mix64(np.array([attempt], np.uint64) ^ DEAL_TRY_SALT)
+        )
         hands[again], stuck[again] = _deal(cards[again], need[again], void[again], retry_keys)
     hands[np.arange(n), seat] = held
     return world_state(engine, view, hands, rep)
@@ -144,7 +145,7 @@ class PimcAgent(Agent):
         if rows.size == 0:
             return actions
         searched = view.select(rows)
-        keys = view_keys(searched, self.key, _DEAL_SALT)
+        keys = view_keys(searched, self.key, HAND_SALT)
         states = determinize(self.engine, searched, self.worlds, keys)
         values = rollout_values(self.engine, states, self.base)
         mean = values.reshape(rows.size, self.worlds, -1).mean(axis=1)

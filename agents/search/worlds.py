@@ -36,9 +36,9 @@ from fourhundred_env import kernels as K
 from fourhundred_env._jit import ONE, U64, ZERO, bit, helper, kernel, lowest_bit, popcount
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.observation import OBS_SCALE, encode_one
+from fourhundred_env.streams import WORLD_SALT
 from fourhundred_env.view import NO_MASK, cut_view
 
-WORLD_SALT = U64(0x7A3C5F1E2B4D6981)
 GOLDEN = U64(0x9E3779B97F4A7C15)
 _FACT = np.array([float(np.prod(np.arange(1, n + 1))) for n in range(14)])
 MAX_OBSERVED = 6

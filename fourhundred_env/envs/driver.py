@@ -34,19 +34,20 @@ from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
 from fourhundred_env.registry import AgentLike, make_agent
+from fourhundred_env.streams import (
+    ENV_AGENT_SALT,
+    ENV_STREAM_SALTS,
+    ILLEGAL_SALT,
+    SCORE_SALT,
+    SEAT_SALTS,
+    TABLE_SALT,
+    ZERO_SALT,
+)
 from fourhundred_env.view import SeatView, seat_view
 
 _BID, _PLAY, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
 _MASK64 = (1 << 64) - 1
 _ONE = np.uint64(1)
-_TABLE_SALT = np.uint64(0x6A09E667F3BCC908)
-_SCORE_SALT = np.uint64(0xBB67AE8584CAA73B)
-_ZERO_SALT = np.uint64(0x3C6EF372FE94F82B)
-_ILLEGAL_SALT = np.uint64(0xA54FF53A5F1D36F1)
-_AGENT_SALT = np.uint64(0x510E527FADE682D1)
-_SEAT_SALTS = np.array(
-    [0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179, 0xCBBB9D5DC1059ED8], np.uint64
-)
 _PARTNER = np.array([2, 3, 0, 1])
 _RAISE, _END, _PENALIZE = 0, 1, 2
 _ON_ILLEGAL = {"raise": _RAISE, "end": _END, "penalize": _PENALIZE}
@@ -136,7 +137,7 @@ def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active:
             num_decisions[i] += 1
             continue
         if illegal[i]:
-            key = K.mix64(table_key[i] ^ K.mix64(K.to_u64(episode[i]) ^ _ILLEGAL_SALT))
+            key = K.mix64(table_key[i] ^ K.mix64(K.to_u64(episode[i]) ^ ILLEGAL_SALT))
             word = K.mix64(K.wrapping_add(key, K.to_u64(num_decisions[i])))
             legal = K.legal_set(t, r)
             u = np.float64(word >> U64(11)) * (1.0 / 9007199254740992.0)
@@ -154,16 +155,13 @@ def _learner_step(s: np.ndarray, rules: np.ndarray, actions: np.ndarray, active:
     return n
 
 
-_STREAM_SALTS = np.array([0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5, 0x94D049BB133111EB], np.uint64)
-
-
 def _stream_keys(table_key: np.ndarray, episode: np.ndarray) -> np.ndarray:
     """The stream key of each table's episode: the sum of two different hashes of (table key,
     episode), so that the key (which agents see) does not give back the table key (which
     fixes the deals). Not a cryptographic guarantee: it keeps the hidden cards out of reach
     of an honest bot, and out of an observation."""
-    k = mix64(table_key ^ mix64(episode.astype(np.uint64) ^ _STREAM_SALTS[0]))
-    return mix64(k ^ _STREAM_SALTS[1]) + mix64(k ^ _STREAM_SALTS[2])
+    k = mix64(table_key ^ mix64(episode.astype(np.uint64) ^ ENV_STREAM_SALTS[0]))
+    return mix64(k ^ ENV_STREAM_SALTS[1]) + mix64(k ^ ENV_STREAM_SALTS[2])
 
 
 def _playout(agents: dict) -> object | None:
@@ -232,11 +230,11 @@ class TableDriver:
             raise FourHundredError(f"seed={seed!r}: expected an integer or None")
         self.base_seed = int(seed) & _MASK64
         table_seeds = np.uint64(self.base_seed) + np.arange(self.num_tables, dtype=np.uint64)
-        self.table_key = mix64(table_seeds ^ _TABLE_SALT)
+        self.table_key = mix64(table_seeds ^ TABLE_SALT)
         self.episode[:] = -1
         # Seat seeds do not depend on the batch's seed: a scripted bot's draws come from the
         # game's stream key (set per table and episode in _new_episodes) and the position.
-        agent_seeds = mix64(_AGENT_SALT ^ _SEAT_SALTS)
+        agent_seeds = mix64(ENV_AGENT_SALT ^ SEAT_SALTS)
         self.agents = {}
         for seat in self.agent_seats:
             who = self.config.opponents[seat]
@@ -283,13 +281,13 @@ class TableDriver:
         """(n, 4) int32 pre-hand scores from `config.hand_scores`, redrawn while a team has won."""
         dist = self.config.hand_scores
         assert dist is not None
-        key = mix64(self.table_key[idx] ^ mix64(self.episode[idx].astype(np.uint64) ^ _SCORE_SALT))
+        key = mix64(self.table_key[idx] ^ mix64(self.episode[idx].astype(np.uint64) ^ SCORE_SALT))
         span = np.uint64(dist.high - dist.low + 1)
         scores = np.zeros((idx.size, 4), np.int32)
         todo = np.arange(idx.size)
         base_target = self.config.rules.target
         for attempt in range(_SCORE_ATTEMPTS):
-            words = mix64((key[todo] + np.uint64(attempt))[:, None] ^ _SEAT_SALTS)
+            words = mix64((key[todo] + np.uint64(attempt))[:, None] ^ SEAT_SALTS)
             draw = (words % span).astype(np.int32) + np.int32(dist.low)
             winner, target = self.engine.end_of_game(draw, np.full(todo.size, base_target))
             ok = (winner < 0) & (target == base_target)
@@ -297,7 +295,7 @@ class TableDriver:
             todo = todo[~ok]
             if not todo.size:
                 break
-        zero = _unit(mix64(key ^ _ZERO_SALT)) < dist.zero_prob
+        zero = _unit(mix64(key ^ ZERO_SALT)) < dist.zero_prob
         scores[zero] = 0  # and rows never drawn in time stay 0
         return scores
 
