@@ -79,6 +79,25 @@ class RolloutWorker:
         return self.collector.collect(update, decisions, pool)
 
 
+def start_ray(address: str | None, cpus: int) -> bool:
+    """Join the Ray cluster at `address`, or start a local instance of `cpus` CPUs (None),
+    unless Ray is running here already; True if this call started it (to shut it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    level = logging.ERROR if address is None else logging.WARNING
+    kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=level)
+    if address is None:
+        kwargs["num_cpus"] = cpus
+    else:  # fail fast where nothing listens (Ray retries for a minute or more)
+        from tournament.ray_backend import probe_address
+
+        probe_address(address)
+    ray.init(address=address, **kwargs)
+    return True
+
+
 class RolloutActors:
     """The learner's side: the Ray instance and the actors, and each update's rollout."""
 
@@ -90,18 +109,7 @@ class RolloutActors:
                 "backend 'ray' needs Ray: expected it installed (pip install 'fourhundred[ray]')"
             ) from None
         self.ray = ray
-        self.started = False
-        if not ray.is_initialized():
-            level = logging.ERROR if config.ray_address is None else logging.WARNING
-            kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level=level)
-            if config.ray_address is None:
-                kwargs["num_cpus"] = config.rollout_actors
-            else:  # fail fast where nothing listens (Ray retries for a minute or more)
-                from tournament.ray_backend import probe_address
-
-                probe_address(config.ray_address)
-            ray.init(address=config.ray_address, **kwargs)
-            self.started = True
+        self.started = start_ray(config.ray_address, config.rollout_actors)
         actor = ray.remote(num_cpus=1)(RolloutWorker)
         n = config.rollout_actors
         self.actors = [actor.remote(config, i, n) for i in range(n)]
