@@ -1,4 +1,5 @@
-"""`fourhundred train CONFIG [key=value ...] [--resume RUN_DIR]`: self-play PPO or a bidding policy."""
+"""`fourhundred train CONFIG [key=value ...] [--resume RUN_DIR]`: self-play PPO, expert
+iteration or a bidding policy."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from fourhundred_env.errors import FourHundredError
 
 NAME = "train"
-HELP = "train a policy by self-play PPO, or a bidding policy (configs/*.yaml)"
+HELP = "train a policy by self-play PPO, expert iteration or a bidding policy (configs/*.yaml)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "config",
         nargs="?",
         help="YAML file, or a bundled config's name: tiny, "
-        "selfplay, bidding, bidding_q (configs/*.yaml; defaults if omitted)",
+        "selfplay, exit, bidding, bidding_q (configs/*.yaml; defaults if omitted)",
     )
     p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
@@ -33,12 +34,16 @@ def run(args: argparse.Namespace) -> int:
         args.overrides.insert(0, args.config)
         args.config = None
     from train.bid_q import is_bid_q
+    from train.exit import is_exit
 
     resumed = Path(args.resume) / "config.yaml" if args.resume else None
-    if (resumed is not None and resumed.is_file() and is_bid_q(resumed)) or (
-        not args.resume and is_bid_q(args.config)
-    ):
+    config_file = resumed if resumed is not None and resumed.is_file() else None
+    if not args.resume:
+        config_file = args.config
+    if is_bid_q(config_file):
         return _run_bid_q(args)  # a fitted-Q bidder (configs/bidding_q.yaml)
+    if is_exit(config_file):
+        return _run_exit(args)  # expert iteration (configs/exit.yaml)
     if args.resume:
         if args.config:
             raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
@@ -84,4 +89,30 @@ def _run_bid_q(args: argparse.Namespace) -> int:
     trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))
     history = trainer.train()
     print(f"done: {len(history)} iteration(s) this run; policy {run_dir / 'policy.pt'}")
+    return 0
+
+
+def _run_exit(args: argparse.Namespace) -> int:
+    """A ``mode: exit`` config: expert iteration (train/exit.py)."""
+    from train.exit import ExitTrainer, load_exit_config, resume_config
+
+    if args.resume:
+        if args.config:
+            raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
+        run_dir = Path(args.resume)
+        config = resume_config(run_dir, args.overrides)
+    else:
+        config = load_exit_config(args.config, args.overrides)
+        if args.no_eval:
+            config = load_exit_config(args.config, [*args.overrides, "eval_matches=0"])
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+    print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
+    trainer = ExitTrainer(config, run_dir, resume=bool(args.resume))
+    history = trainer.train()
+    print(f"done: {len(history)} iteration(s); policy {run_dir / 'policy.pt'}")
+    if history:
+        from train.exit import results_table
+
+        print(results_table(history))
     return 0

@@ -1,0 +1,235 @@
+"""Expert iteration (train/exit.py, ``mode: exit``): positions from the network's matches,
+every legal action valued by the search over it, the fit, and a run that resumes exactly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
+from agents.search.agent import SearchAgent, SearchSettings  # noqa: E402
+from fourhundred_cli import main  # noqa: E402
+from fourhundred_env import Engine, Rules  # noqa: E402
+from fourhundred_env.cards import NUM_ACTIONS  # noqa: E402
+from fourhundred_env.errors import ConfigError  # noqa: E402
+from fourhundred_env.view import seat_view  # noqa: E402
+from train.checkpoint import save_policy  # noqa: E402
+from train.exit import (  # noqa: E402
+    DEFAULT_INIT,
+    ExitTrainer,
+    fit_temperature,
+    improved_policy,
+    label_positions,
+    load_exit_config,
+    record_positions,
+    resume_config,
+    search_gain,
+    target_worth,
+)
+
+TINY = ["positions=40", "bid_share=0.25", "num_tables=8", "worlds=2", "bid_worlds=2",
+        "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
+        "eval_matches=0", "progress=false"]  # fmt: skip
+
+
+def _weights(path: Path) -> dict:
+    return torch.load(path, weights_only=False)["state_dict"]
+
+
+def _same(a: Path, b: Path) -> bool:
+    x, y = _weights(a), _weights(b)
+    return all(torch.equal(x[k], y[k]) for k in x)
+
+
+def test_positions_are_every_seats_bids_and_cards_in_the_networks_matches() -> None:
+    config = load_exit_config("exit", [*TINY, "positions=400", "num_tables=16"])
+    engine = Engine()
+    net, _, _ = load_policy(DEFAULT_INIT)
+    positions = record_positions(engine, net, config, seed=3)
+    assert positions.batch_size == 400
+    bids = positions.phase == 0
+    assert bids.sum() == 100 and (positions.phase[~bids] == 1).all()
+    assert (engine.legal_mask(positions).sum(axis=1) > 1).all()  # a real choice each
+    assert set(np.unique(positions.to_play)) == {0, 1, 2, 3}
+    assert (positions.scores != 0).any(axis=1).mean() > 0.3  # match situations, not 0-0 only
+    again = record_positions(engine, net, config, seed=3)
+    np.testing.assert_array_equal(again.records, positions.records)
+
+
+def test_labels_are_the_searchs_values_whatever_the_chunk_and_workers(tmp_path: Path) -> None:
+    config = load_exit_config("exit", TINY)
+    engine = Engine()
+    net, _, _ = load_policy(DEFAULT_INIT)
+    positions = record_positions(engine, net, config, seed=4)
+    one, n = label_positions(engine, positions, DEFAULT_INIT, config, 0, tmp_path / "a")
+    assert n == 40 and len(list((tmp_path / "a").glob("chunk_*.npz"))) == 5
+    other = load_exit_config("exit", [*TINY, "chunk=16", "workers=2"])
+    two, _ = label_positions(engine, positions, DEFAULT_INIT, other, 0, tmp_path / "b")
+    for key in one:
+        np.testing.assert_array_equal(one[key], two[key])
+    values = one["values"]
+    assert values.shape == (2, 40, NUM_ACTIONS)
+    np.testing.assert_array_equal(np.isfinite(values[0]), one["legal"])
+    # each half is the search over the network, at that half's worlds and key
+    half = SearchAgent(Rules(), seed=1 * 1_000_003,
+                       settings=SearchSettings(model=DEFAULT_INIT, worlds=1, bid_worlds=1,
+                                               candidates=1))  # fmt: skip
+    expect = half.action_values(seat_view(engine, positions)).astype(np.float32)
+    np.testing.assert_array_equal(values[0], expect)
+    assert not np.array_equal(values[0], values[1])  # the halves' worlds differ
+
+
+_values = st.lists(st.integers(-100, 100).map(lambda x: x / 100), min_size=2, max_size=8,
+                   unique=True)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(_values, st.floats(1e-3, 10), st.integers(0, 2**31))
+def test_the_improved_policy_is_a_distribution_over_the_legal_actions(values, t, seed) -> None:
+    rng = np.random.default_rng(seed)
+    row = np.full((1, NUM_ACTIONS), -np.inf)
+    legal = rng.choice(NUM_ACTIONS, len(values), replace=False)
+    row[0, legal] = values
+    prior = np.log(rng.dirichlet(np.ones(NUM_ACTIONS)))[None]
+    for p in (improved_policy(row, t), improved_policy(row, t, prior)):
+        assert p[0, legal].sum() == pytest.approx(1.0)
+        assert (p[0, np.setdiff1d(np.arange(NUM_ACTIONS), legal)] == 0).all()
+    cold = improved_policy(row, 1e-9)[0]
+    assert cold[legal[int(np.argmax(values))]] == pytest.approx(1.0)
+    hot = improved_policy(row, 1e9, prior)[0, legal]
+    expect = np.exp(prior[0, legal]) / np.exp(prior[0, legal]).sum()
+    np.testing.assert_allclose(hot, expect, rtol=1e-6)
+
+
+def test_the_temperature_follows_the_noise_of_the_values() -> None:
+    rng = np.random.default_rng(0)
+    n = 4000
+    true = np.full((n, NUM_ACTIONS), -np.inf)
+    true[:, :5] = rng.normal(0, 0.01, (n, 5))
+    prior = np.log(np.full((n, NUM_ACTIONS), 1 / 5))
+    quiet = np.stack([true + rng.normal(0, 0.001, true.shape) for _ in range(2)])
+    loud = np.stack([true + rng.normal(0, 0.2, true.shape) for _ in range(2)])
+    t_quiet, t_loud = fit_temperature(quiet, prior), fit_temperature(loud, prior)
+    assert t_quiet < 0.002 and t_loud > 0.02
+    # judged by the other half, the quiet values' policy is worth about the best action
+    best = np.where(np.isfinite(true), true, -np.inf).max(1).mean()
+    assert target_worth(quiet, t_quiet, prior) == pytest.approx(best, abs=0.001)
+
+
+def test_the_search_gain_judges_each_halfs_best_by_the_other_half() -> None:
+    a = np.full((2, 66), -np.inf)
+    a[:, :3] = [[0.5, 0.6, 0.4], [0.5, 0.4, 0.7]]
+    b = a.copy()
+    b[0, :3] = [0.5, 0.4, 0.4]  # half b disagrees at position 0
+    gain = search_gain(np.stack([a, b]), np.array([0, 0]))
+    # position 0: a's best (1) is worth 0.4 to b, b's best (0) 0.5 to a; own 0.5 both
+    # position 1: both halves' best is 2 (0.7), own 0.5
+    assert gain["gain_pp"] == pytest.approx(100 * ((0.45 - 0.5) + 0.2) / 2)
+    assert gain["agreement"] == 0.5
+
+
+def test_an_exit_run_resumes_with_the_weights_of_a_straight_run(tmp_path: Path) -> None:
+    config = load_exit_config("exit", [*TINY, "iterations=3", "window=2"])
+    straight = ExitTrainer(config, tmp_path / "a")
+    rows = straight.train()
+    assert [r["iteration"] for r in rows] == [0, 1, 2]
+    assert all(np.isfinite(r["search_gain_pp"]) and r["temperature"] > 0 for r in rows)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    b = tmp_path / "b"
+    for name in ("iter_2.pt", "iter_1.pt", "policy.pt"):  # killed in iteration 1's labels
+        (b / name).unlink()
+    chunks = sorted((b / "labels_1").glob("chunk_*.npz"))
+    for path in chunks[2:]:
+        path.unlink()
+    chunks[1].write_bytes(chunks[1].read_bytes()[:100])  # damaged mid-write
+    shutil.rmtree(b / "labels_2")
+    resumed = ExitTrainer(resume_config(b, ["workers=2"]), b, resume=True).train()
+    assert [r["iteration"] for r in resumed] == [0, 1, 2]
+    for name in ("iter_1.pt", "iter_2.pt", "policy.pt"):
+        assert _same(tmp_path / "a" / name, b / name)
+    lines = (b / "metrics.jsonl").read_text().splitlines()
+    assert len(lines) >= 3
+
+
+def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
+    from agents.registry import make_agent
+    from train.plots import write_training_plots
+
+    config = load_exit_config("exit", [*TINY, "iterations=2", "window=2", "eval_matches=2"])
+    rows = ExitTrainer(config, tmp_path / "run").train()
+    assert 0 <= rows[-1]["vs_opponent_win_rate"] <= 1
+    agent = make_agent(f"neural:{tmp_path / 'run' / 'policy.pt'}", Rules(), seed=0)
+    engine = Engine()
+    state = engine.init(8, seed=5)
+    engine.deal(state)
+    view = seat_view(engine, state)
+    assert view.legal_mask[np.arange(8), agent.act(view)].all()
+    written = write_training_plots([tmp_path / "run"], tmp_path / "plots")
+    assert tmp_path / "plots" / "exit.png" in written
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("positionz=3", "unknown key(s) ['positionz']"),
+        ("workers=0", "workers=0: expected at least 1"),
+        ("temperature=0", "temperature=0.0: expected a value > 0"),
+        ("temperature=-1", "temperature=-1.0: expected a value > 0"),
+        ("window=9", "window=9: expected at most iterations=5"),
+        ("worlds=3", "worlds=3: expected an even number"),
+        ("holdout=0.7", "holdout=0.7: expected a share above 0 and below 0.5"),
+        ("ray_address=auto", "ray_address='auto': expected backend 'ray'"),
+    ],
+)
+def test_bad_exit_configs_are_one_clear_line(override: str, message: str, capsys) -> None:
+    with pytest.raises(ConfigError):
+        load_exit_config("exit", [override])
+    code = main(["train", "exit", override, "runs_dir=/nonexistent/never"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0], err
+
+
+def test_a_resume_with_another_config_names_the_keys(tmp_path: Path, capsys) -> None:
+    config = load_exit_config("exit", TINY)
+    ExitTrainer(config, tmp_path)  # writes config.yaml
+    assert resume_config(tmp_path, ["workers=2"]).workers == 2
+    code = main(["train", "--resume", str(tmp_path), "positions=50", "epochs=3"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "epochs, positions" in err[0] and "start a new run" in err[0]
+
+
+def test_a_checkpoint_of_other_rules_or_a_bidder_is_refused(tmp_path: Path) -> None:
+    net = PolicyValueNet(NetConfig(hidden=8, layers=1))
+    pagat = Rules.preset("pagat")
+    save_policy(tmp_path / "pagat.pt", net, pagat)
+    config = load_exit_config("exit", [*TINY, f"init={tmp_path / 'pagat.pt'}"])
+    with pytest.raises(CheckpointError, match="trained under other rules"):
+        ExitTrainer(config, tmp_path / "run")
+    from agents.neural.bid_net import BidNet, BidNetConfig
+
+    save_policy(tmp_path / "bidder.pt", BidNet(BidNetConfig(hidden=8, head=8)), Rules())
+    config = load_exit_config("exit", [*TINY, f"init={tmp_path / 'bidder.pt'}"])
+    with pytest.raises(CheckpointError, match="bidding network"):
+        ExitTrainer(config, tmp_path / "run2")
+
+
+def test_ray_tasks_give_the_labels_of_local_processes(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    config = load_exit_config("exit", [*TINY, "positions=16"])
+    engine = Engine()
+    net, _, _ = load_policy(DEFAULT_INIT)
+    positions = record_positions(engine, net, config, seed=6)
+    local, _ = label_positions(engine, positions, DEFAULT_INIT, config, 0, tmp_path / "a")
+    ray_config = load_exit_config("exit", [*TINY, "positions=16", "backend=ray"])
+    remote, _ = label_positions(engine, positions, DEFAULT_INIT, ray_config, 0, tmp_path / "b")
+    for key in local:
+        np.testing.assert_array_equal(local[key], remote[key])
