@@ -260,3 +260,13 @@ def test_the_hard_limit_holds_outside_the_main_thread(tmp_path: Path, monkeypatc
     assert not worker.is_alive() and replies
     assert {kind for kind, _ in replies[0].failures.values()} == {"timeout"}
     assert agent.restarts == 1
+
+
+@pytest.mark.parametrize("name", ["aggressive_bot", "cautious_bot"])
+def test_the_example_bots_of_other_styles_pass_bot_check(name: str, capsys) -> None:
+    """examples/bots' over-bidder and under-bidder (opponents none of our bots model) answer
+    every request of a few hands with a legal action."""
+    path = ROOT / "examples" / "bots" / f"{name}.py"
+    assert cli_main(["bot-check", f"{sys.executable} {path}", "--hands", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"answered by '{name}'" in out and "errors: none" in out and "result: OK" in out
