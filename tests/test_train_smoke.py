@@ -327,6 +327,7 @@ def test_weight_averaging_makes_policy_pt_the_mean_and_leaves_training_alone(
 
 def test_bundled_training_configs_load() -> None:
     from train.bid_q import is_bid_q, load_bid_q_config
+    from train.exit import is_exit, load_exit_config
 
     root = Path(__file__).resolve().parents[1] / "configs"
     names = sorted(p.name for p in root.glob("*.yaml") if not p.name.startswith("tournament"))
@@ -334,6 +335,8 @@ def test_bundled_training_configs_load() -> None:
     for name in names:
         if is_bid_q(root / name):  # the fitted-Q bidder's own config (train/bid_q.py)
             config = load_bid_q_config(root / name)
+        elif is_exit(root / name):  # expert iteration's own config (train/exit.py)
+            config = load_exit_config(root / name)
         else:
             config = load_config(root / name)
         assert config.name == name.removesuffix(".yaml")
