@@ -37,6 +37,7 @@ import torch
 from fourhundred_env.engine import Engine
 from fourhundred_env.rules import Rules
 from train.batch import Batch, Group, Rollout
+from train.build import build_parts
 from train.checkpoint import (
     CheckpointError,
     atomic_save,
@@ -46,14 +47,13 @@ from train.checkpoint import (
 )
 from train.collect import Collector
 from train.config import TrainConfig, save_config
-from train.network import NetConfig, OracleCritic, PolicyValueNet, masked_logits
+from train.network import masked_logits
 from train.objectives import (
     Kickstart,
     Minibatch,
     Objective,
     Term,
     WeightAverage,
-    make_objectives,
 )
 from train.seeding import derive_seed
 
@@ -79,20 +79,14 @@ class Trainer:
         self.engine = Engine(self.rules)
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(derive_seed(c.seed, 0))  # the networks' initial weights
-        net_config = NetConfig(hidden=c.hidden, layers=c.layers)
-        self.net = PolicyValueNet(net_config)
-        self.critic = OracleCritic(net_config) if c.oracle_critic else None
+        parts = build_parts(c, self.engine)
+        self.net, self.critic, self.teacher = parts.net, parts.critic, parts.teacher
+        self.objectives = parts.objectives
         self.params = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
         self.optimizer = torch.optim.Adam(self.params, lr=c.learning_rate, eps=1e-5)
         self.average = None
         if c.average_from is not None:
             self.average = WeightAverage(self.net, c.average_from, c.average_every)
-        self.teacher = None
-        if c.teacher is not None:
-            from agents.registry import make_agent
-
-            self.teacher = make_agent(c.teacher, rules=self.rules, seed=c.seed)
-        self.objectives = make_objectives(c, self.engine, self.net, self.critic, self.teacher)
         self.collector = Collector(c, self.engine, self.net, self.critic, self.objectives)
         self.blank = self.collector.blank  # the match fields blanked (match_features: false)
         self.rollout_actors = None

@@ -39,9 +39,8 @@ import torch
 from fourhundred_env.engine import Engine
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
+from train.build import build_parts
 from train.config import TrainConfig
-from train.network import NetConfig, OracleCritic, PolicyValueNet
-from train.objectives import make_objectives
 
 if TYPE_CHECKING:
     from train.batch import Rollout
@@ -58,16 +57,12 @@ class RolloutWorker:
         torch.set_num_threads(1)  # one CPU per actor: the actors are the parallelism
         rules = Rules.preset(config.rules)
         engine = Engine(rules)
-        net_config = NetConfig(hidden=config.hidden, layers=config.layers)
-        self.net = PolicyValueNet(net_config)
-        self.critic = OracleCritic(net_config) if config.oracle_critic else None
-        teacher = None
-        if config.teacher is not None:
-            from agents.registry import make_agent
-
-            teacher = make_agent(config.teacher, rules=rules, seed=config.seed)
-        objectives = make_objectives(config, engine, self.net, self.critic, teacher)
-        self.collector = Collector(config, engine, self.net, self.critic, objectives, part, parts)
+        # unseeded: the initial weights are never used, the learner's are loaded every update
+        built = build_parts(config, engine)
+        self.net, self.critic = built.net, built.critic
+        self.collector = Collector(
+            config, engine, self.net, self.critic, built.objectives, part, parts
+        )
 
     def collect(
         self, weights: dict[str, Any], update: int, decisions: int, pool: list[str]
