@@ -78,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             out = Path(os.path.commonpath([r.path.resolve() for r in runs])) / "plots"
         written = write_training_plots(runs, out, smoothing=args.smoothing)
         print(f"{len(runs)} run(s): " + ", ".join(str(r.path) for r in runs))
-        if not any(p.name == "win_rate.png" for p in written):
+        names = {p.name for p in written}
+        if "win_rate.png" not in names and "exit.png" not in names:
             print(
                 "no eval/win_rate scalars in these runs, so no win_rate.png (train with eval_every > 0)"
             )

@@ -52,6 +52,7 @@ from fourhundred_web.play import (
     OutOfTurnError,
     PlaySession,
     agent_choices,
+    default_bot,
     new_session,
 )
 from fourhundred_web.watch import SORTS, Watch
@@ -177,7 +178,7 @@ def create_app(
                 {"spec": c.spec, "label": c.label, "description": c.description}
                 for c in choices.values()
             ],
-            "default_bot": "heuristic" if "heuristic" in choices else next(iter(choices)),
+            "default_bot": default_bot(choices),
             "presets": sorted(PRESETS),
             "watch": watch is not None,
         }
@@ -186,7 +187,7 @@ def create_app(
         body = await _body(request)
         _fields(body, ("seat", "partner", "right", "left", "rules", "seed"))
         seat = _int(body.get("seat"), "seat", 0, 3, default=0)
-        default = "heuristic" if "heuristic" in choices else next(iter(choices))
+        default = default_bot(choices)
         specs = {r: _text(body.get(r), r, default) for r in ("partner", "right", "left")}
         rules = _text(body.get("rules"), "rules", "wiki")
         seed = body.get("seed")

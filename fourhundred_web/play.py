@@ -52,12 +52,17 @@ __all__ = [
     "PlaySession",
     "RequestError",
     "agent_choices",
+    "default_bot",
     "hand_sheet",
 ]
 
 MAX_HANDS = 200
 """A match still going after this many hands is stopped (as `fourhundred play` does)."""
-_PRETRAINED = {"selfplay.pt": "neural", "bidder.pt": "neural-bid"}
+_PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
+DEFAULT_BOTS = ("neural:selfplay.pt", "heuristic-v1", "heuristic")
+"""The bot a seat gets when the browser names none: the first of these offered, by label.
+The strongest bots that answer a person at once come first: the bundled networks answer in
+well under a millisecond; the search bot, stronger, may take seconds and is not a default."""
 
 
 class RequestError(FourHundredError):
@@ -132,6 +137,15 @@ def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
         make_agent(spec, Rules(), seed=0)  # an unknown name or a bad checkpoint fails here
         out[spec] = AgentChoice(spec, "given to fourhundred serve --agent")
     return out
+
+
+def default_bot(choices: dict[str, AgentChoice]) -> str:
+    """The spec of the first of DEFAULT_BOTS among `choices` (by label), else the first."""
+    by_label = {c.label: spec for spec, c in choices.items()}
+    for label in DEFAULT_BOTS:
+        if label in by_label:
+            return by_label[label]
+    return next(iter(choices))
 
 
 # -- what the browser is shown -------------------------------------------------------------------

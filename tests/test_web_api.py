@@ -19,6 +19,7 @@ from fourhundred_env.cards import card_text, set_to_cards
 from fourhundred_env.engine import deal_sets
 from fourhundred_env.errors import FourHundredError
 from fourhundred_web.app import MAX_BODY, create_app
+from fourhundred_web.play import DEFAULT_BOTS
 
 CARD = re.compile(r'"((?:10|[2-9JQKA])[CDSH])"')
 
@@ -57,6 +58,11 @@ def test_options_offer_the_registered_bots_and_the_bundled_networks(client: Test
     assert "human" not in specs
     assert {"neural:selfplay.pt", "neural-bid:bidder.pt"} <= labels
     assert options["presets"] == ["pagat", "wiki"] and options["watch"] is True
+    # the seats a person leaves unnamed get the strongest bot that answers at once
+    default = next(a for a in options["agents"] if a["spec"] == options["default_bot"])
+    assert default["label"] == DEFAULT_BOTS[0] == "neural:selfplay.pt"
+    table = client.post("/api/tables", json={"seat": 0}).json()
+    assert table["state"]["names"] == ["you", *[default["label"]] * 3]
 
 
 def test_a_whole_hand_through_the_api_shows_only_what_the_seat_may_know(
