@@ -222,8 +222,7 @@ def test_a_checkpoint_of_other_rules_or_a_bidder_is_refused(tmp_path: Path) -> N
         ExitTrainer(config, tmp_path / "run2")
 
 
-def test_ray_tasks_give_the_labels_of_local_processes(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+def test_ray_tasks_give_the_labels_of_local_processes(tmp_path: Path, ray_instance) -> None:
     config = load_exit_config("exit", [*TINY, "positions=16"])
     engine = Engine()
     net, _, _ = load_policy(DEFAULT_INIT)
