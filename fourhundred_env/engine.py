@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -29,18 +28,9 @@ from fourhundred_env import kernels as K
 from fourhundred_env._jit import entry_point
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS, action_text
 from fourhundred_env.errors import FourHundredError, IllegalActionError
+from fourhundred_env.phases import PHASE_NAMES, Phase
 from fourhundred_env.records import RecordBatch, array_field
 from fourhundred_env.rules import Rules
-
-
-class Phase(IntEnum):
-    BID = 0
-    PLAY = 1
-    HAND_OVER = 2
-    MATCH_OVER = 3
-
-
-PHASE_NAMES = ("bid", "play", "hand_over", "match_over")
 
 _U64 = np.uint64
 _ONE = np.uint64(1)

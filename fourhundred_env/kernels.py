@@ -26,14 +26,13 @@ from fourhundred_env._jit import (
     nth_bit,
     popcount,
 )
-from fourhundred_env.cards import FACE_SET, SUIT_SETS
+from fourhundred_env.cards import FACE_SET, NUM_CARDS, REDEAL_ACTION, SUIT_SETS
+from fourhundred_env.phases import Phase
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import DEALER_SALT, HAND_SALT
 
-BID, PLAY, HAND_OVER, MATCH_OVER = 0, 1, 2, 3
-NUM_CARDS = 52
-BID_OFFSET = 51
-REDEAL_ACTION = 65
+BID, PLAY, HAND_OVER, MATCH_OVER = (int(p) for p in Phase)  # plain ints for the kernels
+BID_OFFSET = NUM_CARDS - 1  # action BID_OFFSET + b is a bid of b tricks
 BID_BITS = U64((1 << 13) - 1)  # bits 0..12 of a bid-phase set: bids 1..13
 REDEAL_BIT = U64(1 << 13)
 HEARTS = SUIT_SETS[3]
