@@ -72,19 +72,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_bid_q(args: argparse.Namespace) -> int:
-    """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q.py)."""
-    from train.bid_q import BidQTrainer, load_bid_q_config
-
+def _config_and_folder(args: argparse.Namespace, load, resume) -> tuple[object, Path]:
+    """A trainer's config and run folder: `resume(RUN_DIR, overrides)` with --resume (which
+    takes no config file), else `load(config, overrides)` and a new folder for it."""
     if args.resume:
         if args.config:
             raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
         run_dir = Path(args.resume)
-        config = load_bid_q_config(run_dir / "config.yaml", args.overrides)
-    else:
-        config = load_bid_q_config(args.config, args.overrides)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+        return resume(run_dir, args.overrides), run_dir
+    config = load(args.config, args.overrides)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return config, Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+
+
+def _run_bid_q(args: argparse.Namespace) -> int:
+    """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q.py)."""
+    from train.bid_q import BidQTrainer, load_bid_q_config
+
+    config, run_dir = _config_and_folder(
+        args, load_bid_q_config, lambda d, o: load_bid_q_config(d / "config.yaml", o)
+    )
     print(f"run folder: {run_dir}")
     trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))
     history = trainer.train()
@@ -94,25 +101,15 @@ def _run_bid_q(args: argparse.Namespace) -> int:
 
 def _run_exit(args: argparse.Namespace) -> int:
     """A ``mode: exit`` config: expert iteration (train/exit.py)."""
-    from train.exit import ExitTrainer, load_exit_config, resume_config
+    from train.exit import ExitTrainer, load_exit_config, results_table, resume_config
 
-    if args.resume:
-        if args.config:
-            raise FourHundredError("--resume takes the run's own config.yaml: give overrides only")
-        run_dir = Path(args.resume)
-        config = resume_config(run_dir, args.overrides)
-    else:
-        config = load_exit_config(args.config, args.overrides)
-        if args.no_eval:
-            config = load_exit_config(args.config, [*args.overrides, "eval_matches=0"])
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
+    if args.no_eval:  # eval_matches may change on a resume: it changes no weight
+        args.overrides = [*args.overrides, "eval_matches=0"]
+    config, run_dir = _config_and_folder(args, load_exit_config, resume_config)
     print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
     trainer = ExitTrainer(config, run_dir, resume=bool(args.resume))
     history = trainer.train()
     print(f"done: {len(history)} iteration(s); policy {run_dir / 'policy.pt'}")
     if history:
-        from train.exit import results_table
-
         print(results_table(history))
     return 0

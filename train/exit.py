@@ -156,10 +156,11 @@ class ExitConfig:
                      "torch_threads"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
-        if self.worlds < 2 or self.worlds % 2:
-            raise ConfigError(f"worlds={self.worlds}: expected an even number, at least 2")
-        if self.bid_worlds < 2 or self.bid_worlds % 2:
-            raise ConfigError(f"bid_worlds={self.bid_worlds}: expected an even number, at least 2")
+        for name in ("worlds", "bid_worlds"):  # two halves of the worlds
+            if getattr(self, name) < 2 or getattr(self, name) % 2:
+                raise ConfigError(
+                    f"{name}={getattr(self, name)}: expected an even number, at least 2"
+                )
         if self.window > self.iterations:
             raise ConfigError(
                 f"window={self.window}: expected at most iterations={self.iterations} "
