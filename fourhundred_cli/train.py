@@ -100,7 +100,7 @@ def _run_bid_q(args: argparse.Namespace) -> int:
 
 
 def _run_exit(args: argparse.Namespace) -> int:
-    """A ``mode: exit`` config: expert iteration (train/exit.py)."""
+    """A ``mode: exit`` config: expert iteration (train/exit/)."""
     from train.exit import ExitTrainer, load_exit_config, results_table, resume_config
 
     if args.no_eval:  # eval_matches may change on a resume: it changes no weight

@@ -1,4 +1,4 @@
-"""Expert iteration (train/exit.py, ``mode: exit``): positions from the network's matches,
+"""Expert iteration (train/exit/, ``mode: exit``): positions from the network's matches,
 every legal action valued by the search over it, the fit, and a run that resumes exactly."""
 
 from __future__ import annotations

@@ -335,7 +335,7 @@ def test_bundled_training_configs_load() -> None:
     for name in names:
         if is_bid_q(root / name):  # the fitted-Q bidder's own config (train/bid_q.py)
             config = load_bid_q_config(root / name)
-        elif is_exit(root / name):  # expert iteration's own config (train/exit.py)
+        elif is_exit(root / name):  # expert iteration's own config (train/exit/)
             config = load_exit_config(root / name)
         else:
             config = load_config(root / name)

@@ -395,7 +395,7 @@ def figure_losses(runs: Sequence[Run], smoothing: float | None = None) -> Any | 
 
 
 EXIT = "exit/"
-"""Prefix of the scalars of expert-iteration runs (train/exit.py), logged once per iteration."""
+"""Prefix of the scalars of expert-iteration runs (train/exit/), logged once per iteration."""
 
 
 def _exit_series(run: Run, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,94 @@
+"""Expert iteration (``mode: exit``, configs/exit.yaml): the search's strength trained into the
+network, and the search run again over the better network.
+
+Each iteration k, with the network of the moment N_k (the ``init`` checkpoint for k = 0):
+
+1. **Positions from N_k's own matches.** `num_tables` matches to 41 are played from 0-0 by
+   N_k at all four seats (actions sampled from its policy, ``sample: true``, so the games
+   vary), and decisions with more than one legal action are kept at random (bids more often
+   than cards) until `positions` are kept, a `bid_share` of them bids: the bids and cards of
+   every seat, in the match situations real matches reach.
+2. **Every legal action valued by the search over N_k.** ``search`` (agents/search/agent.py)
+   with N_k as its prior, its play-out policy and its model of the other seats values every
+   legal action of each position by its mean over `worlds` worlds (`bid_worlds` for bids)
+   dealt from the seat's view and weighted by the others' inferred models: the match-win
+   estimate after the hand (1 or 0 if the hand ends the match). Two independent halves of
+   the worlds are kept apart (two search keys), so that the noise of the values can be
+   measured. Positions are valued in chunks of `chunk` by `workers` processes (or Ray tasks,
+   ``backend: ray``); a chunk's values depend on nothing but its positions and the seed, and
+   each chunk is written to the run folder as it is done.
+3. **The fit.** The policy's target at a position is a softmax of its actions' values (the
+   mean of both halves) at a temperature: `temperature`, or by default the one at which
+   the softmax of one half's values best predicts the other half's best action on the
+   held-out positions (divided by sqrt 2 for the mean of both halves, whose noise is that
+   much smaller). The value head is fitted to the target's expected value (the position's
+   match-win chance under the search). N_k is trained on the positions of the last `window`
+   iterations for `epochs` passes by cross-entropy and squared error: N_{k+1}.
+4. **Evaluation.** N_{k+1} plays duplicate matches against `eval_opponent` and against N_k
+   (the tournament runner, Wilson intervals); the held-out positions give the search's
+   gain over N_k (the value of the search's best action minus that of N_k's choice) and
+   their agreement.
+
+The run folder holds config.yaml, labels_K/chunk_NNNNN.npz (the values), iter_K.pt (the
+policy after iteration K, a policy checkpoint), policy.pt (the last), metrics.jsonl (a
+row per iteration) and TensorBoard's event files. A rerun of the folder (``--resume``)
+goes on from the last finished iteration and its valued chunks, with the weights of a
+straight run.
+"""
+
+from train.exit.config import (
+    DEFAULT_INIT,
+    RESUMABLE,
+    ExitConfig,
+    is_exit,
+    load_exit_config,
+    resume_config,
+)
+from train.exit.labels import (
+    KEEP_BID,
+    KEEP_PLAY,
+    Labeller,
+    in_workers,
+    label_positions,
+    read_chunk,
+    record_positions,
+)
+from train.exit.targets import (
+    TEMPERATURES,
+    fit,
+    fit_temperature,
+    improved_policy,
+    log_policy,
+    search_gain,
+    split,
+    target_worth,
+    targets,
+)
+from train.exit.trainer import ExitTrainer, results_table
+
+__all__ = [
+    "DEFAULT_INIT",
+    "KEEP_BID",
+    "KEEP_PLAY",
+    "RESUMABLE",
+    "TEMPERATURES",
+    "ExitConfig",
+    "ExitTrainer",
+    "Labeller",
+    "fit",
+    "fit_temperature",
+    "improved_policy",
+    "in_workers",
+    "is_exit",
+    "label_positions",
+    "load_exit_config",
+    "log_policy",
+    "read_chunk",
+    "record_positions",
+    "results_table",
+    "resume_config",
+    "search_gain",
+    "split",
+    "target_worth",
+    "targets",
+]

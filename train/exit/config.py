@@ -1,0 +1,168 @@
+"""Expert iteration's config (``mode: exit``): `ExitConfig`, loading it, and what a resume may
+change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fourhundred_env.configs import (
+    asdict_shallow,
+    build,
+    check_fields,
+    config_path,
+    load_yaml,
+    parse_overrides,
+)
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.rules import Rules
+
+DEFAULT_INIT = str(Path(__file__).parents[2] / "agents" / "pretrained" / "selfplay.pt")
+RESUMABLE = ("workers", "backend", "ray_address", "eval_matches", "progress")
+"""Keys a resumed run may change: they do not change the labels or the weights."""
+
+
+@dataclass(frozen=True)
+class ExitConfig:
+    """An expert-iteration run (see the module docstring)."""
+
+    name: str = "exit"
+    """Name of the run (its folder is runs_dir/name__seed__time)."""
+    mode: Literal["exit"] = "exit"
+    """This trainer (``fourhundred train`` picks it by this key)."""
+    seed: int = 1
+    """Seed of everything: the matches, the worlds, the fit."""
+    rules: str = "wiki"
+    """Rules preset."""
+    init: str = DEFAULT_INIT
+    """The policy checkpoint the first iteration searches over and the fit starts from."""
+    iterations: int = 4
+    """Rounds of (play, value by search, fit)."""
+    positions: int = 20000
+    """Positions valued per iteration."""
+    bid_share: float = 0.2
+    """Share of those positions that are bids (the rest: card play)."""
+    num_tables: int = 256
+    """Matches played side by side while positions are recorded."""
+    max_hands: int = 200
+    """A match still running after this many hands is abandoned (a new one starts)."""
+    sample: bool = True
+    """The recorded matches sample the network's actions (False: its most likely one)."""
+    worlds: int = 16
+    """Worlds per card-play position (two halves of worlds/2, see the module docstring)."""
+    bid_worlds: int = 32
+    """Worlds per bidding position."""
+    candidates: int = 64
+    """Deals drawn per card-play position before weighting and resampling to `worlds`."""
+    chunk: int = 64
+    """Positions per labelling task (the unit of work written to the run folder)."""
+    workers: int = 2
+    """Processes (or Ray tasks at once) that value the positions."""
+    backend: Literal["local", "ray"] = "local"
+    """Where positions are valued: "local" processes, or Ray tasks (the ``ray`` extra)."""
+    ray_address: str | None = None
+    """backend ray: the cluster to join (HOST:PORT or "auto"); None starts a local Ray with
+    `workers` CPUs."""
+    prior: bool = True
+    """The policy target is the searched network's own policy times exp(value / temperature)
+    (a KL-regularised improvement of it: where the values cannot tell actions apart, the
+    prior stays); False: the softmax of the values alone."""
+    temperature: float | None = None
+    """Softmax temperature of the policy target, in match-win chance; None: fitted."""
+    holdout: float = 0.1
+    """Share of each iteration's positions held out of the fit (temperature, agreement)."""
+    window: int = 2
+    """Iterations of positions the fit uses (the newest ones)."""
+    epochs: int = 4
+    """Passes over the window's positions per iteration."""
+    batch_size: int = 256
+    """Positions per gradient step."""
+    learning_rate: float = 0.0001
+    """Adam's learning rate."""
+    value_coef: float = 0.25
+    """Weight of the value head's squared error (match-win chance units) beside the policy's
+    cross-entropy."""
+    eval_matches: int = 100
+    """Duplicate match pairs per evaluation (2 matches each; 0: none)."""
+    eval_opponent: str = "heuristic-v1"
+    """The fixed opponent of the evaluations."""
+    torch_threads: int = 2
+    """torch.set_num_threads of the fit."""
+    progress: bool = True
+    """Progress bars."""
+    runs_dir: str = "runs"
+    """Folder of run folders."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        Rules.preset(self.rules)
+        for name in ("iterations", "positions", "num_tables", "max_hands", "bid_worlds",
+                     "candidates", "chunk", "workers", "window", "epochs", "batch_size",
+                     "torch_threads"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        for name in ("worlds", "bid_worlds"):  # two halves of the worlds
+            if getattr(self, name) < 2 or getattr(self, name) % 2:
+                raise ConfigError(
+                    f"{name}={getattr(self, name)}: expected an even number, at least 2"
+                )
+        if self.window > self.iterations:
+            raise ConfigError(
+                f"window={self.window}: expected at most iterations={self.iterations} "
+                "(the fit cannot keep more iterations than the run stores)"
+            )
+        if not 0.0 <= self.bid_share <= 1.0:
+            raise ConfigError(f"bid_share={self.bid_share}: expected a share from 0 to 1")
+        if not 0.0 < self.holdout < 0.5:
+            raise ConfigError(f"holdout={self.holdout}: expected a share above 0 and below 0.5")
+        if self.temperature is not None and not self.temperature > 0:
+            raise ConfigError(
+                f"temperature={self.temperature}: expected a value > 0, or null to fit it"
+            )
+        for name in ("learning_rate",):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected a value > 0")
+        if not self.value_coef >= 0:
+            raise ConfigError(f"value_coef={self.value_coef}: expected 0 or more")
+        if self.eval_matches < 0:
+            raise ConfigError(f"eval_matches={self.eval_matches}: expected 0 (none) or more")
+        if self.ray_address is not None and self.backend != "ray":
+            raise ConfigError(
+                f"ray_address={self.ray_address!r}: expected backend 'ray' with an address"
+            )
+
+    def to_dict(self) -> dict:
+        return asdict_shallow(self)
+
+
+def load_exit_config(path, overrides=()) -> ExitConfig:
+    """ExitConfig from a YAML file (or bundled name) plus ``key=value`` overrides."""
+    values = load_yaml(config_path(path)) if path is not None else {}
+    texts = parse_overrides(overrides)
+    values.update(texts)
+    return build(ExitConfig, values, str(path) if path is not None else "config", text=texts)
+
+
+def resume_config(run_dir: Path, overrides=()) -> ExitConfig:
+    """The config of the run in `run_dir` with `overrides`, which may change only the keys
+    of RESUMABLE (the others would give other labels or weights than a straight run)."""
+    saved = load_exit_config(run_dir / "config.yaml")
+    config = load_exit_config(run_dir / "config.yaml", overrides)
+    new, old = config.to_dict(), saved.to_dict()
+    changed = sorted(k for k in new if new[k] != old[k] and k not in RESUMABLE)
+    if changed:
+        raise ConfigError(
+            f"--resume {run_dir}: overrides change {', '.join(changed)}: expected only "
+            f"{', '.join(RESUMABLE)} to differ from the run's config.yaml (start a new run)"
+        )
+    return config
+
+
+def is_exit(path) -> bool:
+    """The YAML at `path` (or bundled name) is a ``mode: exit`` config."""
+    if path is None:
+        return False
+    values = load_yaml(config_path(path))
+    return isinstance(values, dict) and values.get("mode") == "exit"

@@ -1,0 +1,146 @@
+"""Expert iteration's targets and fit: the network's policy improved by the search's values
+(`improved_policy`, its temperature fitted on held-out positions), the held-out judgements
+(`search_gain`), and the fit (`fit`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env.observation import OBS_SCALE
+from train.exit.config import ExitConfig
+
+TEMPERATURES = np.geomspace(1e-4, 1.0, 81)
+"""The temperatures tried when one is fitted (match-win chance units)."""
+
+
+# -- targets --------------------------------------------------------------------------------
+def improved_policy(values: np.ndarray, temperature: float,
+                    log_prior: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """(n, 66) float64: softmax over each row's legal (finite) actions of values / temperature,
+    plus `log_prior` (n, 66) when given (prior x exp(value / temperature)); 0 elsewhere."""
+    legal = np.isfinite(values)
+    z = np.where(legal, values, -np.inf).astype(np.float64) / temperature
+    if log_prior is not None:
+        z = z + np.where(legal, log_prior, 0.0)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.where(legal, np.exp(z), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def target_worth(values: np.ndarray, temperature: float,
+                 log_prior: np.ndarray | None = None) -> float:  # fmt: skip
+    """What the improved policy of one half's values (values (2, n, 66)) at `temperature` is
+    worth by the other half's values, both ways round (the noise of the values that make the
+    policy does not judge it): the mean over positions, in match-win chance."""
+    if not values.shape[1]:
+        return 0.0
+    a, b = values.astype(np.float64)
+    legal = np.isfinite(a)
+    va, vb = np.where(legal, a, 0.0), np.where(legal, b, 0.0)
+    worth = (improved_policy(a, temperature, log_prior) * vb).sum(1)
+    worth += (improved_policy(b, temperature, log_prior) * va).sum(1)
+    return float(worth.mean() / 2)
+
+
+def fit_temperature(values: np.ndarray, log_prior: np.ndarray | None = None) -> float:
+    """The temperature of TEMPERATURES whose improved policy is worth most (`target_worth`)."""
+    scores = [target_worth(values, t, log_prior) for t in TEMPERATURES]
+    return float(TEMPERATURES[int(np.argmax(scores))])
+
+
+def targets(values: np.ndarray, temperature: float,
+            log_prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The fit's targets from values (2, n, 66): the policy's (n, 66) improved policy of the
+    mean of both halves at `temperature`, and the value head's (n,) expected value under it."""
+    mean = values.mean(axis=0)
+    pi = improved_policy(mean, temperature, log_prior)
+    v = (pi * np.where(np.isfinite(mean), mean, 0.0)).sum(axis=1)
+    return pi.astype(np.float32), v.astype(np.float32)
+
+
+def split(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(fitted, held out) position indices of an iteration: a seeded random `share` out."""
+    order = np.random.default_rng(seed).permutation(n)
+    cut = round(n * share)
+    return np.sort(order[cut:]), np.sort(order[:cut])
+
+
+def log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """(n, 66) float64 log-probabilities of the network's policy at int8 observations
+    (-inf where illegal)."""
+    import torch
+
+    scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
+    out = [np.zeros((0, NUM_ACTIONS))]
+    with torch.no_grad():
+        for lo in range(0, len(obs), 4096):
+            logits = net(torch.from_numpy(obs[lo : lo + 4096]).float() * scale)[0].double()
+            mask = torch.from_numpy(legal[lo : lo + 4096])
+            logp = torch.log_softmax(torch.where(mask, logits, -torch.inf), -1)
+            out.append(logp.numpy())
+    return np.concatenate(out)
+
+
+def search_gain(values: np.ndarray, choice: np.ndarray) -> dict[str, float]:
+    """How the search's values (2, n, 66) judge the network's `choice` (n,): the mean value of
+    the search's best action minus the choice's, in percentage points of match-win chance
+    (each half's best judged by the other half: no winner's curse), the share of positions
+    where the choice is the search's best (mean of both halves), and the choice's value."""
+    a, b = values.astype(np.float64)
+    rows = np.arange(len(choice))
+    fa, fb = np.where(np.isfinite(a), a, -np.inf), np.where(np.isfinite(b), b, -np.inf)
+    own = (a[rows, choice] + b[rows, choice]) / 2
+    best = (b[rows, fa.argmax(1)] + a[rows, fb.argmax(1)]) / 2
+    mean = np.where(np.isfinite(a), (a + b) / 2, -np.inf)
+    return {"gain_pp": float(100 * (best - own).mean()),
+            "agreement": float((mean.argmax(1) == choice).mean()),
+            "own_value": float(own.mean())}  # fmt: skip
+
+
+# -- the fit --------------------------------------------------------------------------------
+def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
+        config: ExitConfig, seed: int, desc: str = "fit") -> dict[str, float]:  # fmt: skip
+    """Train `net` on the positions: cross-entropy of its masked policy to `pi` plus
+    value_coef x squared error of its value to `v`, `config.epochs` passes; returns the last
+    epoch's mean losses."""
+    import torch
+    from tqdm import tqdm
+
+    from agents.neural.network import masked_logits
+
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
+    obs_t, legal_t = torch.from_numpy(obs), torch.from_numpy(legal)
+    pi_t, v_t = torch.from_numpy(pi), torch.from_numpy(v)
+    n = len(obs)
+    steps = config.epochs * math.ceil(n / config.batch_size)
+    bar = tqdm(total=steps, unit="step", desc=desc, disable=not config.progress,
+               dynamic_ncols=True)  # fmt: skip
+    net.train()
+    stats = {"policy_loss": 0.0, "value_loss": 0.0}
+    for _ in range(config.epochs):
+        perm = torch.randperm(n, generator=gen)
+        totals = [0.0, 0.0]
+        for lo in range(0, n, config.batch_size):
+            idx = perm[lo : lo + config.batch_size]
+            logits, value = net(obs_t[idx].float() * scale)
+            logp = torch.log_softmax(masked_logits(logits, legal_t[idx]), -1)
+            policy_loss = -(pi_t[idx] * torch.where(legal_t[idx], logp, 0.0)).sum(1).mean()
+            value_loss = ((value - v_t[idx]) ** 2).mean()
+            loss = policy_loss + config.value_coef * value_loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            totals[0] += float(policy_loss.detach()) * len(idx)
+            totals[1] += float(value_loss.detach()) * len(idx)
+            bar.update(1)
+        stats = {"policy_loss": totals[0] / n, "value_loss": totals[1] / n}
+        bar.set_postfix(loss=f"{stats['policy_loss']:.3f}")
+    bar.close()
+    net.eval()
+    return stats

@@ -1,0 +1,224 @@
+"""Expert iteration's run (`ExitTrainer`): the iterations, their files in the run folder, the
+resume, the evaluations and the numbers logged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fourhundred_env.configs import save_yaml
+from fourhundred_env.engine import Engine
+from fourhundred_env.rules import Rules
+from train.exit.config import ExitConfig
+from train.exit.labels import _BID, label_positions, record_positions
+from train.exit.targets import (
+    fit,
+    fit_temperature,
+    log_policy,
+    search_gain,
+    split,
+    target_worth,
+    targets,
+)
+
+
+# -- the run --------------------------------------------------------------------------------
+class ExitTrainer:
+    """Runs an ExitConfig in `run_dir` (see the module docstring)."""
+
+    def __init__(self, config: ExitConfig, run_dir: Path, resume: bool = False) -> None:
+        import torch
+
+        from agents.neural.checkpoint import CheckpointError, load_policy, require_card_player
+
+        self.config, self.run_dir = config, Path(run_dir)
+        self.rules = Rules.preset(config.rules)
+        self.engine = Engine(self.rules)
+        torch.set_num_threads(config.torch_threads)
+        net, _, _ = load_policy(config.init, rules=self.rules)
+        self.net = require_card_player(net, config.init)
+        if not hasattr(self.net, "config"):
+            raise CheckpointError(f"checkpoint {config.init!r}: expected a PolicyValueNet")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            save_yaml(config.to_dict(), self.run_dir / "config.yaml")
+        self.metrics = self.run_dir / "metrics.jsonl"
+
+    def done(self) -> int:
+        """Iterations finished (their iter_K.pt written)."""
+        k = 0
+        while (self.run_dir / f"iter_{k}.pt").is_file():
+            k += 1
+        return k
+
+    def teacher_path(self, k: int) -> str:
+        """The checkpoint iteration k searches over: N_k."""
+        return self.config.init if k == 0 else str(self.run_dir / f"iter_{k - 1}.pt")
+
+    def history(self) -> list[dict[str, Any]]:
+        if not self.metrics.is_file():
+            return []
+        rows = [json.loads(line) for line in self.metrics.read_text().splitlines() if line]
+        return [r for r in rows if r["iteration"] < self.done()]
+
+    def train(self) -> list[dict[str, Any]]:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        from agents.neural.checkpoint import load_policy
+
+        c = self.config
+        start = self.done()
+        history = self.history()
+        elapsed = history[-1]["minutes"] * 60 if history else 0.0
+        writer = SummaryWriter(str(self.run_dir), purge_step=start + 1 if start else None)
+        kept: list[dict[str, np.ndarray]] = []
+        for k in range(max(0, start - c.window + 1), start):  # the replay window so far
+            teacher, _, _ = load_policy(self.teacher_path(k), rules=self.rules)
+            kept.append(self._labelled(k, teacher)[0])
+        if start:
+            self.net, _, _ = load_policy(self.run_dir / f"iter_{start - 1}.pt", rules=self.rules)
+        for k in range(start, c.iterations):
+            t0 = time.perf_counter()
+            fitted, held, row = self._labelled(k, self.net)
+            t2 = time.perf_counter()
+            kept.append(fitted)
+            del kept[: -c.window]
+            joined = {key: np.concatenate([d[key] for d in kept]) for key in fitted}
+            seed = c.seed * 7919 + k
+            torch.manual_seed(seed)
+            row.update(fit(self.net, joined["obs"], joined["legal"], joined["pi"], joined["v"],
+                           c, seed=seed, desc=f"iteration {k}: fit"))  # fmt: skip
+            t3 = time.perf_counter()
+            after = log_policy(self.net, held["obs"], held["legal"]).argmax(1)
+            row["agreement_after"] = search_gain(held["values"], after)["agreement"]
+            row.update(fit_s=t3 - t2, positions_fitted=len(joined["obs"]))
+            self._save(k)
+            t4 = time.perf_counter()
+            row.update(self._evaluate(k))
+            row["eval_s"] = time.perf_counter() - t4
+            elapsed += time.perf_counter() - t0
+            row["minutes"] = elapsed / 60
+            for key, value in row.items():
+                if key != "iteration" and isinstance(value, (int, float)):
+                    writer.add_scalar(f"exit/{key}", value, k + 1)
+            writer.flush()
+            with self.metrics.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            history.append(row)
+            if c.progress:
+                print(_summary(row), flush=True)
+        writer.close()
+        return history
+
+    def _labelled(self, k: int, teacher) -> tuple[dict, dict, dict[str, Any]]:
+        """Iteration k's positions (recorded from `teacher`'s matches, N_k) and their
+        values (read from the run folder where saved): the fitted part with its targets,
+        the held-out part with its values, and the iteration's numbers so far."""
+        c = self.config
+        seed = c.seed * 7919 + k
+        t0 = time.perf_counter()
+        positions = record_positions(self.engine, teacher, c, seed)
+        t1 = time.perf_counter()
+        data, valued = label_positions(self.engine, positions, self.teacher_path(k), c, k,
+                                       self.run_dir / f"labels_{k}")  # fmt: skip
+        t2 = time.perf_counter()
+        log_prior = log_policy(teacher, data["obs"], data["legal"])
+        fitted, held = split(len(data["obs"]), c.holdout, seed)
+        prior = log_prior if c.prior else None
+        if c.temperature is None:
+            half = fit_temperature(data["values"][:, held], _rows(prior, held))
+        else:
+            half = c.temperature * math.sqrt(2)
+        # the mean of both halves, which the targets use, is sqrt 2 times less noisy
+        temperature = half / math.sqrt(2)
+        worth = target_worth(data["values"][:, held], half, _rows(prior, held))
+        pi, v = targets(data["values"][:, fitted], temperature, _rows(prior, fitted))
+        gain = search_gain(data["values"][:, held], log_prior[held].argmax(1))
+        row: dict[str, Any] = {
+            "iteration": k, "positions": int(positions.batch_size),
+            "bid_positions": int((positions.phase == _BID).sum()),
+            "play_s": t1 - t0, "label_s": t2 - t1,
+            "labels_per_s": valued / (t2 - t1) if valued else float("nan"),
+            "temperature": temperature,
+            "target_gain_pp": 100 * (worth - gain["own_value"]),
+            "search_gain_pp": gain["gain_pp"], "agreement_before": gain["agreement"],
+        }  # fmt: skip
+        part = {"obs": data["obs"][fitted], "legal": data["legal"][fitted], "pi": pi, "v": v}
+        out = {"obs": data["obs"][held], "legal": data["legal"][held],
+               "values": data["values"][:, held]}  # fmt: skip
+        return part, out, row
+
+    def _save(self, k: int) -> None:
+        from train.checkpoint import save_policy
+
+        extra = {"exit": self.config.to_dict(), "iteration": k}
+        save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)
+        save_policy(self.run_dir / f"iter_{k}.pt", self.net, self.rules, extra)
+
+    def _evaluate(self, k: int) -> dict[str, float]:
+        """Duplicate matches of N_{k+1} against the fixed opponent and against N_k."""
+        from train.evaluate import evaluate_pair
+
+        c = self.config
+        if not c.eval_matches:
+            return {}
+        out: dict[str, float] = {}
+        spec = f"neural:{self.run_dir / f'iter_{k}.pt'}"
+        for tag, opponent in (("vs_opponent", c.eval_opponent),
+                              ("vs_previous", f"neural:{self.teacher_path(k)}")):  # fmt: skip
+            res = evaluate_pair(spec, opponent, matches=c.eval_matches,
+                                seed=c.seed * 1_000_003 + k, rules=self.rules,
+                                out_dir=self.run_dir / "eval" / f"iter_{k}_{tag}",
+                                workers=max(1, min(2, c.workers)))  # fmt: skip
+            for name in ("win_rate", "win_rate_low", "win_rate_high"):
+                out[f"{tag}_{name}"] = res[f"eval/{name}"]
+        return out
+
+
+def _rows(x: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    return None if x is None else x[rows]
+
+
+def _summary(row: dict[str, Any]) -> str:
+    parts = [f"iteration {row['iteration']}: {row['minutes']:.1f} min"]
+    if "vs_opponent_win_rate" in row:
+        parts.append(
+            f"vs opponent {100 * row['vs_opponent_win_rate']:.1f}% "
+            f"[{100 * row['vs_opponent_win_rate_low']:.1f}, {100 * row['vs_opponent_win_rate_high']:.1f}]"
+        )
+        parts.append(f"vs previous {100 * row['vs_previous_win_rate']:.1f}%")
+    parts.append(f"search gain {row['search_gain_pp']:.2f} pp")
+    parts.append(
+        f"agreement {100 * row['agreement_before']:.0f}% -> {100 * row['agreement_after']:.0f}%"
+    )
+    parts.append(f"{row['labels_per_s']:.0f} labels/s")
+    return ", ".join(parts)
+
+
+def _rate(row: dict[str, Any], tag: str) -> str:
+    if f"{tag}_win_rate" not in row:
+        return "-"
+    rate, low, high = (100 * row[f"{tag}_win_rate{x}"] for x in ("", "_low", "_high"))
+    return f"{rate:.1f}% [{low:.0f}, {high:.0f}]"
+
+
+def results_table(history: list[dict[str, Any]]) -> str:
+    """The run's iterations as a text table."""
+    head = ("iter", "minutes", "labels/s", "gain pp", "agree", "vs opponent", "vs previous")
+    rows = [head]
+    for r in history:
+        rows.append((str(r["iteration"]), f"{r['minutes']:.1f}", f"{r['labels_per_s']:.0f}",
+                     f"{r['search_gain_pp']:.2f}",
+                     f"{100 * r['agreement_before']:.0f}->{100 * r['agreement_after']:.0f}%",
+                     _rate(r, "vs_opponent"), _rate(r, "vs_previous")))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(x.rjust(w) for x, w in zip(row, widths, strict=True)) for row in rows
+    )
