@@ -129,15 +129,10 @@ def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Ite
         finally:
             if started:
                 ray.shutdown()
-    elif config.workers > 1 and count > 1:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        with context.Pool(min(config.workers, count), initializer=start, initargs=args) as pool:
-            yield from pool.imap(work, items)
     else:
-        start(*args)
-        yield from map(work, items)
+        from train.bid_q import in_processes
+
+        yield from in_processes(items, count, config.workers, start, args, work)
 
 
 def read_chunk(path: Path, size: int) -> dict[str, np.ndarray] | None:

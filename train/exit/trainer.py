@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from fourhundred_env.configs import save_yaml
-from fourhundred_env.engine import Engine
+from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.rules import Rules
 from train.exit.config import ExitConfig
-from train.exit.labels import _BID, label_positions, record_positions
+from train.exit.labels import label_positions, record_positions
 from train.exit.targets import (
     fit,
     fit_temperature,
@@ -35,7 +35,7 @@ class ExitTrainer:
     def __init__(self, config: ExitConfig, run_dir: Path, resume: bool = False) -> None:
         import torch
 
-        from agents.neural.checkpoint import CheckpointError, load_policy, require_card_player
+        from agents.neural.checkpoint import load_policy, require_card_player
 
         self.config, self.run_dir = config, Path(run_dir)
         self.rules = Rules.preset(config.rules)
@@ -43,8 +43,6 @@ class ExitTrainer:
         torch.set_num_threads(config.torch_threads)
         net, _, _ = load_policy(config.init, rules=self.rules)
         self.net = require_card_player(net, config.init)
-        if not hasattr(self.net, "config"):
-            raise CheckpointError(f"checkpoint {config.init!r}: expected a PolicyValueNet")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not resume:
             save_yaml(config.to_dict(), self.run_dir / "config.yaml")
@@ -62,6 +60,7 @@ class ExitTrainer:
         return self.config.init if k == 0 else str(self.run_dir / f"iter_{k - 1}.pt")
 
     def history(self) -> list[dict[str, Any]]:
+        """The rows of metrics.jsonl of the iterations finished (iter_K.pt written)."""
         if not self.metrics.is_file():
             return []
         rows = [json.loads(line) for line in self.metrics.read_text().splitlines() if line]
@@ -76,6 +75,8 @@ class ExitTrainer:
         c = self.config
         start = self.done()
         history = self.history()
+        # rows of iterations a stopped run did not finish are played again: drop them
+        self.metrics.write_text("".join(json.dumps(r) + "\n" for r in history))
         elapsed = history[-1]["minutes"] * 60 if history else 0.0
         writer = SummaryWriter(str(self.run_dir), purge_step=start + 1 if start else None)
         kept: list[dict[str, np.ndarray]] = []
@@ -143,7 +144,7 @@ class ExitTrainer:
         gain = search_gain(data["values"][:, held], log_prior[held].argmax(1))
         row: dict[str, Any] = {
             "iteration": k, "positions": int(positions.batch_size),
-            "bid_positions": int((positions.phase == _BID).sum()),
+            "bid_positions": int((positions.phase == Phase.BID).sum()),
             "play_s": t1 - t0, "label_s": t2 - t1,
             "labels_per_s": valued / (t2 - t1) if valued else float("nan"),
             "temperature": temperature,
