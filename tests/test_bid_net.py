@@ -278,7 +278,7 @@ def test_a_bid_features_run_resumes_exactly_and_bids_with_neural_bid(tmp_path: P
 
 
 def test_a_run_stopped_in_its_fit_resumes_from_its_saved_values(tmp_path, monkeypatch) -> None:
-    import train.bid_q as bid_q
+    import train.bid_q.trainer as bid_q
 
     cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
     BidQTrainer(cfg, tmp_path / "a").train()

@@ -130,7 +130,7 @@ def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Ite
             if started:
                 ray.shutdown()
     else:
-        from train.bid_q import in_processes
+        from train.workers import in_processes
 
         yield from in_processes(items, count, config.workers, start, args, work)
 

@@ -1,0 +1,151 @@
+"""The fitted-Q bidder's config (``mode: bid_q``, configs/bidding_q.yaml): `BidQConfig`, read
+from YAML and ``key=value`` overrides by the shared loader, every field checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from fourhundred_env.configs import (
+    asdict_shallow,
+    build,
+    check_fields,
+    config_path,
+    load_yaml,
+    parse_overrides,
+)
+from fourhundred_env.errors import ConfigError
+
+BID_HEADS = {"value": 1, "outcome": 2}
+"""BidNetConfig.head_version of each ``bid_head`` setting."""
+
+
+@dataclass(frozen=True)
+class BidQConfig:
+    """A fitted-Q bidding run (see train/bid_q/__init__.py)."""
+
+    name: str = "bidding_q"
+    """Name of the run (its folder is runs_dir/name__seed__time)."""
+    mode: Literal["bid_q"] = "bid_q"
+    """This trainer (``fourhundred train`` picks it by this key)."""
+    seed: int = 1
+    """Seed of every deal of the run (matches and play-outs)."""
+    rules: str = "wiki"
+    """Rules preset."""
+    value: Literal["match_value", "team_points"] = "match_value"
+    """What a play-out is worth: 100 x the team's change of match-win estimate over the hand,
+    or the team's points in the hand."""
+    matchwin: str = ""
+    """Match-win weights for value match_value: a file, or the name of one bundled in
+    agents/pretrained ('' = matchwin.npz, fitted on selfplay.pt's card play)."""
+    match_features: bool = True
+    """False: the network does not see the match scores and target (blanked, as in the
+    agent playing the checkpoint)."""
+    per_point: float = 0.0
+    """With value match_value, added to a play-out's value per point the team scores in the
+    hand, in match-win units (0.003: 10 points weigh 3 percentage points; as ``search``'s
+    per_point): of two bids about even for the match, the one that scores more is worth more."""
+    worlds: int = 0
+    """0: each bid is played out once on the position's true deal. K > 0: each bid is valued
+    by its mean over K worlds dealt from the bidding seat's view, weighted by how likely
+    heuristic-v1 makes the bids already seen there (the bid search of ``search``, every seat
+    played by heuristic-v1; agents/search/agent.py): lower-noise targets, slower."""
+    candidates: int = 128
+    """With worlds K > 0: deals drawn per position before they are weighted by the bids seen
+    and resampled down to the K worlds (at least K; ``search:bidder`` draws 8,192 for its 512
+    worlds)."""
+    workers: int = 1
+    """Processes that compute the worlds' values (worlds > 0), each on a share of the
+    positions: the values do not depend on the share."""
+    net: Literal["mlp", "bid_features"] = "mlp"
+    """The network: ``mlp`` reads the observation (agents/neural/network.py); ``bid_features`` also
+    reads heuristic-v1's evaluation of the hand and what each bid would do to the match,
+    with one head shared by the bids (agents/neural/bid_net.py)."""
+    iterations: int = 3
+    """Rounds of (play matches, play out every bid, fit)."""
+    positions: int = 300000
+    """Learner bidding positions recorded per iteration."""
+    num_tables: int = 2048
+    """Matches played side by side while recording positions."""
+    max_hands: int = 200
+    """A match still running after this many hands is abandoned (a new one starts)."""
+    hidden: int = 256
+    """Width of each hidden layer."""
+    layers: int = 2
+    """Hidden layers (net mlp)."""
+    head: int = 128
+    """Width of the first layer of the head that scores each bid (net bid_features)."""
+    bid_head: Literal["value", "outcome"] = "value"
+    """What that head gives (net bid_features, value match_value for ``outcome``): ``value``,
+    each bid's value; ``outcome``, each bid's chance of being made and a correction, the value
+    being worked out from that chance and the features' match-win change if made and if missed
+    (agents/neural/bid_net.py): the product a plain head must learn is then built in."""
+    window: int = 0
+    """Fit on the positions of the last `window` iterations only (0: all so far), so that
+    the fit's time and memory stay bounded however many iterations run."""
+    epochs: int = 4
+    """Passes over the kept positions, per iteration."""
+    batch_size: int = 1024
+    """Positions per gradient step."""
+    learning_rate: float = 0.001
+    """Adam's learning rate (x 0.3 for the last quarter of each iteration's epochs)."""
+    clip: float = 8.0
+    """The fitted targets are each bid's value minus the value of the bid the iteration's
+    bidder made (what the deal's luck adds to every bid cancels), floored at -clip (a
+    hopeless bid need not be fitted exactly); 0: no floor."""
+    torch_threads: int = 1
+    """torch.set_num_threads."""
+    runs_dir: str = "runs"
+    """Where run folders go."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
+                     "head", "epochs", "batch_size", "torch_threads", "workers",
+                     "candidates"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        if self.worlds < 0:
+            raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
+        if self.window < 0:
+            raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")
+        if not self.per_point >= 0:
+            raise ConfigError(f"per_point={self.per_point}: expected 0 or more")
+        if self.per_point and self.value != "match_value":
+            raise ConfigError(
+                f"per_point={self.per_point} with value={self.value}: expected value: "
+                "match_value (per_point adds points to the match value)"
+            )
+        if self.net == "bid_features" and not self.match_features:
+            raise ConfigError(
+                "net=bid_features with match_features=false: expected match_features: true "
+                "(the bid features are worked out from the match scores)"
+            )
+        if self.bid_head == "outcome" and (self.net, self.value) != ("bid_features", "match_value"):
+            raise ConfigError(
+                f"bid_head=outcome with net={self.net}, value={self.value}: expected net: "
+                "bid_features and value: match_value (the head works in match-win change)"
+            )
+        if self.clip < 0:
+            raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
+        if not self.learning_rate > 0:
+            raise ConfigError(f"learning_rate={self.learning_rate}: expected > 0")
+
+    def to_dict(self) -> dict:
+        return asdict_shallow(self)
+
+
+def load_bid_q_config(path, overrides=()) -> BidQConfig:
+    """BidQConfig from a YAML file (or bundled name) plus ``key=value`` overrides."""
+    values = load_yaml(config_path(path)) if path is not None else {}
+    texts = parse_overrides(overrides)
+    values.update(texts)
+    return build(BidQConfig, values, str(path) if path is not None else "config", text=texts)
+
+
+def is_bid_q(path) -> bool:
+    """The YAML at `path` (or bundled name) is a ``mode: bid_q`` config."""
+    if path is None:
+        return False
+    values = load_yaml(config_path(path))
+    return isinstance(values, dict) and values.get("mode") == "bid_q"

@@ -1,0 +1,84 @@
+"""The positions the fitted-Q bidder learns from: the learner's bidder of the moment
+(`QBidder`) and its bids in real matches against heuristic-v1 (`record_positions`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.scripted.heuristic_v1 import HeuristicV1Agent
+from agents.scripted.playout import Playout
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.view import seat_view
+
+NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
+_BID = int(Phase.BID)
+_OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
+
+
+class QBidder:
+    """The learner's bidder of the moment: heuristic-v1 (net None) or the argmax of a
+    Q-network's bid values, from the seat's own view."""
+
+    def __init__(self, engine: Engine, net=None, blank: tuple = ()) -> None:
+        self.engine, self.net, self.blank = engine, net, blank
+        self.heuristic = HeuristicV1Agent(engine.rules)
+
+    def __call__(self, state: State, rows: np.ndarray) -> np.ndarray:
+        view = seat_view(self.engine, state, index=rows)
+        if self.net is None:
+            return np.asarray(self.heuristic.act(view), np.int64)
+        import torch
+
+        from agents.neural.agent import net_inputs
+
+        inputs = net_inputs(self.net, view, self.engine.rules, self.blank)
+        with torch.no_grad():
+            q = self.net(*map(torch.from_numpy, inputs))[0][:, NUM_CARDS:].numpy()
+        q = np.where(view.legal_mask[:, NUM_CARDS:], q, -np.inf)
+        return NUM_CARDS + q.argmax(1).astype(np.int64)
+
+
+def learner_decides() -> np.ndarray:
+    """The Playout's `decides`: stop at the bids of seats 0 and 2 (the learner's)."""
+    decides = np.zeros((4, 5), np.bool_)
+    decides[_BID, 1] = decides[_BID, 3] = True
+    return decides
+
+
+def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables: int,
+                     max_hands: int, first_match: int) -> State:  # fmt: skip
+    """The first `n` bidding positions of seats 0 and 2 in matches (ids from first_match on)
+    of the learner's `bidder` (seats 0, 2) against heuristic-v1 (bids of seats 1, 3, every
+    card), as one State of n tables, each at that seat's bid."""
+    policy = HeuristicV1Agent(engine.rules).compiled_policy()
+    playout = Playout(dict.fromkeys(range(4), policy))
+    decides = learner_decides()
+    ids = first_match + np.arange(tables, dtype=np.int64)
+    next_id = int(ids[-1]) + 1
+    state = engine.init(tables, seed=seed, match_id=ids)
+    engine.deal(state)
+    ended = np.empty(tables, np.int64)
+    parts: list[State] = []
+    got = 0
+    while got < n:
+        if playout.run(state, engine._r, decides, ended) < 0:
+            raise RuntimeError("heuristic-v1 chose an illegal action")
+        rows = np.flatnonzero((state.phase == _BID) & (state.to_play % 2 == 0))
+        if rows.size:
+            parts.append(state.select(rows))
+            got += rows.size
+            actions = np.zeros(tables, np.int64)
+            actions[rows] = bidder(state, rows)
+            active = np.zeros(tables, np.bool_)
+            active[rows] = True
+            engine.step(state, actions, validate=False, active=active)
+        over = np.isin(state.phase, _OVER)
+        if over.any():
+            done = over & ((state.phase == int(Phase.MATCH_OVER)) | (state.hand_index >= max_hands))
+            idx = np.flatnonzero(done)
+            if idx.size:
+                engine.new_match(state, idx, np.arange(next_id, next_id + idx.size, dtype=np.int64))
+                next_id += idx.size
+            engine.deal(state, np.flatnonzero(over))
+    return State.concat(parts).select(np.arange(n))

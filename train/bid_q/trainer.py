@@ -1,0 +1,166 @@
+"""The fitted-Q bidding run (`BidQTrainer`): iterations of positions, values and fit, each
+saved in the run folder as it ends, which is what ``--resume`` continues from."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.configs import save_yaml
+from fourhundred_env.engine import Engine
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.rules import Rules
+from fourhundred_env.view import seat_view
+from train.bid_q.config import BID_HEADS, BidQConfig
+from train.bid_q.inputs import bid_inputs, observations
+from train.bid_q.positions import NUM_BIDS, QBidder, record_positions
+from train.bid_q.targets import fit, relative_targets
+from train.bid_q.values import play_out_values, world_values
+
+
+class BidQTrainer:
+    """Runs a BidQConfig in `run_dir` (see train/bid_q/__init__.py)."""
+
+    def __init__(self, config: BidQConfig, run_dir: Path, resume: bool = False,
+                 progress: bool = True) -> None:  # fmt: skip
+        import torch
+
+        from agents.neural.network import NetConfig, PolicyValueNet
+
+        self.config, self.run_dir, self.progress = config, Path(run_dir), progress
+        self.rules: Rules = Rules.preset(config.rules)
+        self.engine = Engine(self.rules)
+        self.blank = () if config.match_features else _match_fields()
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        if config.net == "bid_features":
+            from agents.neural.bid_net import BidNet, BidNetConfig
+
+            self.net = BidNet(
+                BidNetConfig(
+                    hidden=config.hidden, head=config.head, head_version=BID_HEADS[config.bid_head]
+                )
+            )
+        else:
+            self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
+            with torch.no_grad():  # not fitted: the value head says 0 rather than noise
+                self.net.value_head.weight.zero_()
+                self.net.value_head.bias.zero_()
+        self.model = None
+        if config.value == "match_value":
+            from agents.value.matchwin import MatchWin, matchwin_path
+
+            self.model = MatchWin(matchwin_path(config.matchwin), rules=self.rules)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            save_yaml(config.to_dict(), self.run_dir / "config.yaml")
+
+    def _done(self) -> int:
+        k = 0
+        while (self.run_dir / f"iter_{k}.pt").is_file():
+            k += 1
+        return k
+
+    def inputs(self, saved: dict) -> tuple:
+        """The network's inputs for an iteration's saved positions: their observations, or
+        (net bid_features) the features worked out from their saved views."""
+        if self.config.net == "bid_features":
+            return bid_inputs(self.rules, saved["views"], self.config.workers, self.progress)
+        return (saved["obs"],)
+
+    def train(self) -> list[dict]:
+        import torch
+
+        c = self.config
+        history = []
+        start = self._done()
+        inputs_all, q_all = [], []
+        first_kept = max(0, start - c.window + 1) if c.window else 0
+        for k in range(first_kept, start):
+            with np.load(self.run_dir / f"iter_{k}.npz") as d:
+                inputs_all.append(self.inputs(d))
+                q_all.append(d["q"])
+        if start:
+            self.net.load_state_dict(torch.load(self.run_dir / f"iter_{start - 1}.pt")["w"])
+        for k in range(start, c.iterations):
+            t0 = time.perf_counter()
+            seed = c.seed * 1000 + k
+            path = self.run_dir / f"iter_{k}.npz"
+            if path.is_file():  # saved before the run stopped in the fit: not computed again
+                saved, q = self._saved_values(path)
+                t1 = t2 = time.perf_counter()
+            else:
+                bidder = QBidder(self.engine, self.net if k else None, self.blank)
+                positions = record_positions(self.engine, bidder, c.positions, seed,
+                                             c.num_tables, c.max_hands, 0)  # fmt: skip
+                t1 = time.perf_counter()
+                if c.worlds:
+                    q = world_values(self.engine, positions, c, progress=self.progress)
+                else:
+                    q = play_out_values(self.engine, positions, bidder, c.value, self.model,
+                                        per_point=c.per_point)  # fmt: skip
+                own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
+                t2 = time.perf_counter()
+                if c.net == "bid_features":
+                    saved = {"views": seat_view(self.engine, positions).records}
+                else:
+                    saved = {"obs": observations(self.engine, positions, self.blank)}
+                q = relative_targets(q, own, c.clip)
+                part = path.with_suffix(".part.npz")
+                np.savez(part, q=q, **saved)
+                part.replace(path)  # a crash mid-write leaves no damaged iter_k.npz
+            gap = float(np.mean(q.max(1)))  # q is relative to the bid made, its floor below 0
+            inputs_all.append(self.inputs(saved))
+            q_all.append(q)
+            if c.window:
+                del inputs_all[: -c.window], q_all[: -c.window]
+            joined = tuple(np.concatenate(parts) for parts in zip(*inputs_all, strict=True))
+            loss = fit(self.net, joined, np.concatenate(q_all), c, seed, self.progress)
+            t3 = time.perf_counter()
+            torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
+            self.save_policy()
+            row = {"iteration": k, "positions": int(c.positions), "loss": loss,
+                   "matches_s": t1 - t0, "playouts_s": t2 - t1, "fit_s": t3 - t2,
+                   "mean_best_minus_own": gap}  # fmt: skip
+            history.append(row)
+            print(json.dumps(row), flush=True)
+        return history
+
+    def _saved_values(self, path: Path) -> tuple[dict, np.ndarray]:
+        """The positions' inputs (observations or views) and relative values an iteration
+        saved in `path` before its fit; a file of another network or size is refused."""
+        key = "views" if self.config.net == "bid_features" else "obs"
+        try:
+            with np.load(path) as d:
+                saved, q = {key: d[key]}, d["q"]
+        except (OSError, ValueError, KeyError) as e:
+            raise ConfigError(
+                f"{path}: saved values unreadable or without {key!r} ({e}): expected the "
+                f"iteration's positions for net={self.config.net} (delete it to compute them "
+                "again)"
+            ) from None
+        if q.shape != (self.config.positions, NUM_BIDS):
+            raise ConfigError(
+                f"{path}: values of shape {q.shape}: expected ({self.config.positions}, "
+                f"{NUM_BIDS}) for positions={self.config.positions} (delete it to compute "
+                "them again)"
+            )
+        return saved, q
+
+    def save_policy(self) -> None:
+        from train.checkpoint import save_policy
+
+        extra = {"play_policy": "heuristic-v1", "bid_q": self.config.to_dict()}
+        if self.blank:
+            extra["blank_fields"] = list(self.blank)
+        save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)
+
+
+def _match_fields() -> tuple:
+    from agents.neural.agent import MATCH_FIELDS
+
+    return tuple(MATCH_FIELDS)

@@ -1,0 +1,61 @@
+"""Learning curves of training runs, from their TensorBoard event files, as PNG files.
+
+    from train.plots import load_runs, write_training_plots
+    paths = write_training_plots(["runs/selfplay__1__...", "runs/selfplay__2__..."], "plots/")
+
+Event files are read with TensorBoard's own reader (`EventAccumulator`), which also drops
+the events a resumed run purged. Runs are overlaid, one colour each: the raw values faint,
+an exponential moving average (debiased, as TensorBoard draws it) on top. The win rate
+against the evaluation opponent carries its Wilson 95% band (``eval/win_rate_low`` /
+``eval/win_rate_high``). The x axis is the number of learner decisions trained on when every
+run logged ``charts/decisions`` (read from it, so runs logged with the update as their step
+still plot right), else the TensorBoard step.
+
+Figures are built on `matplotlib.figure.Figure` directly (the Agg renderer writes the PNGs),
+so importing this module neither selects nor disturbs a pyplot backend, e.g. in a notebook.
+Nothing here imports torch.
+
+The package's modules, one job each: `runs` (reading run folders), `curves` (what the figures
+share: colours, smoothing, the x axis, the legend), `ppo` and `exit` (each mode's figures),
+`write` (which figures a set of runs gets, written as PNGs).
+"""
+
+from train.plots.curves import COLORS, DECISIONS, auto_smoothing, ema
+from train.plots.exit import EXIT, figure_exit
+from train.plots.ppo import (
+    LOSS_PANELS,
+    WIN_HIGH,
+    WIN_LOW,
+    WIN_RATE,
+    figure_bidding,
+    figure_losses,
+    figure_points_per_hand,
+    figure_win_rate,
+)
+from train.plots.runs import NoRunsError, Run, Series, find_runs, load_runs, read_scalars
+from train.plots.write import TRAINING_FIGURES, write_training_plots
+
+__all__ = [
+    "COLORS",
+    "DECISIONS",
+    "EXIT",
+    "LOSS_PANELS",
+    "TRAINING_FIGURES",
+    "WIN_HIGH",
+    "WIN_LOW",
+    "WIN_RATE",
+    "NoRunsError",
+    "Run",
+    "Series",
+    "auto_smoothing",
+    "ema",
+    "figure_bidding",
+    "figure_exit",
+    "figure_losses",
+    "figure_points_per_hand",
+    "figure_win_rate",
+    "find_runs",
+    "load_runs",
+    "read_scalars",
+    "write_training_plots",
+]
