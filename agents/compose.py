@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from agents.protocol import as_agent
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
@@ -71,11 +72,11 @@ def _compose_factory(rules: Rules, seed: int, text: str | None):
                 f"agent 'compose:{text}': {name}={part!r}: expected a bot that is not itself "
                 "a composition"
             )
-    bidder = make_agent(parts["bid"], rules, seed)
-    player = make_agent(parts["play"], rules, seed + 1)
+    bidder = as_agent(make_agent(parts["bid"], rules, seed))
+    player = as_agent(make_agent(parts["play"], rules, seed + 1))
     agent = BidPlayAgent(bidder, player, f"compose:{text}")
-    agent.stateless = getattr(bidder, "stateless", True) and getattr(player, "stateless", True)
-    agent.replayable = getattr(bidder, "replayable", False) and getattr(player, "replayable", False)
+    agent.stateless = bidder.stateless and player.stateless
+    agent.replayable = bidder.replayable and player.replayable
     return agent
 
 

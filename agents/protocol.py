@@ -35,6 +35,11 @@ class Agent:
     """Each decision is a function of the view, the seed and the game's stream key alone (no
     generator advanced by earlier calls): a game of a tournament can then be played again,
     card for card, from its database (:mod:`tournament.replay`). False unless a bot says so."""
+    times_itself: bool = False
+    """The bot keeps the hard time limit itself: it has ``act_timed(view, hard)``, returning a
+    :class:`~agents.remote.process.Reply` with each table's seconds and failures instead of
+    raising, which a tournament calls instead of `act` (a bot in its own process,
+    :mod:`agents.remote.process`). False: the caller times `act` and enforces the limit."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -57,5 +62,42 @@ class Agent:
         """Actions and, where the agent has them, action probabilities (K, 66) float32."""
         return self.act(view), None
 
+    def close(self) -> None:
+        """Release what the bot holds (its process); called when its games are over."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed})"
+
+
+class ForeignAgent(Agent):
+    """A plugin's bot that is not an :class:`Agent` (it has ``reset`` and ``act``, as
+    :class:`fourhundred_env.registry.AgentLike` asks), given the protocol's capabilities:
+    those it declares itself (``name``, ``stateless``, ``replayable``), else Agent's
+    defaults. It never keeps the time limit itself."""
+
+    def __init__(self, bot) -> None:
+        super().__init__(getattr(bot, "rules", None), getattr(bot, "seed", 0))
+        self.bot = bot
+        self.name = str(getattr(bot, "name", type(bot).__name__))
+        self.stateless = bool(getattr(bot, "stateless", Agent.stateless))
+        self.replayable = bool(getattr(bot, "replayable", Agent.replayable))
+
+    def reset(self, num_tables: int) -> None:
+        self.bot.reset(num_tables)
+
+    def act(self, view: SeatView) -> np.ndarray:
+        return self.bot.act(view)
+
+    def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        own = getattr(self.bot, "act_with_probs", None)
+        return own(view) if own is not None else (self.bot.act(view), None)
+
+    def close(self) -> None:
+        own = getattr(self.bot, "close", None)
+        if own is not None:
+            own()
+
+
+def as_agent(bot) -> Agent:
+    """`bot` itself if it is an Agent, else it wrapped as a :class:`ForeignAgent`."""
+    return bot if isinstance(bot, Agent) else ForeignAgent(bot)

@@ -12,13 +12,14 @@ import importlib
 from dataclasses import dataclass
 from typing import Literal
 
+from agents.protocol import Agent, as_agent
+from fourhundred_env import registry as _core
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.registry import (
     ENTRY_POINT_GROUP,
     NoSettings,
     available_agents,
-    make_agent,
     parse_spec,
     register_agent,
     spec_settings,
@@ -36,6 +37,14 @@ __all__ = [
     "register_builtin",
     "spec_settings",
 ]
+
+
+def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Agent:
+    """A new agent for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...), as
+    :func:`fourhundred_env.registry.make_agent` makes it, always an :class:`Agent`: a
+    plugin's bot of another class is wrapped (:func:`agents.protocol.as_agent`)."""
+    return as_agent(_core.make_agent(spec, rules, seed))
+
 
 _MODULES = ("agents.remote.external", "agents.scripted.heuristic", "agents.scripted.heuristic_v1",
             "agents.human", "agents.neural.agent", "agents.search.pimc", "agents.search.agent",

@@ -4,7 +4,7 @@
     python benchmarks/conduct_parts.py --agents heuristic --matches 500 --max-hands 200 --repeats 9
 
 The tournament runner charges a call's time to every table in it, so it asks an agent slow
-enough to need it in parts sized by its time per move (`tournament.runner.LockstepRunner._ask`).
+enough to need it in parts sized by its time per move (`tournament.pacing.Pacing`).
 After one small untimed run (kernels and models loaded), each repeat runs the same tournament
 (one worker, in this process) twice, in alternating order: as shipped ("parts") and with every
 call of an agent made over all its tables at once ("one piece", as before 2026-12-01).
@@ -25,20 +25,21 @@ import tempfile
 import time
 from pathlib import Path
 
+from tournament.conduct import Conduct
 from tournament.config import load_config
+from tournament.pacing import Pacing
 from tournament.parallel import run_tournament
-from tournament.runner import LockstepRunner
 
-_SHIPPED_PART = LockstepRunner._next_part
-_SHIPPED_CALL = LockstepRunner._call
-_SHIPPED_LEARN = LockstepRunner._learn
+_SHIPPED_PART = Pacing.next_part
+_SHIPPED_CALL = Conduct.call
+_SHIPPED_LEARN = Pacing.learn
 
 
-def _one_piece(self, side, seat, bidding, left):
+def _one_piece(self, bidding, left):
     return left, True
 
 
-def _no_learning(self, side, seat, bidding, seconds):
+def _no_learning(self, bidding, seconds):
     pass
 
 
@@ -52,9 +53,9 @@ def run_once(
         longest[0] = max(longest[0], float(res.seconds))
         return res
 
-    LockstepRunner._next_part = _SHIPPED_PART if parts else _one_piece
-    LockstepRunner._learn = _SHIPPED_LEARN if parts else _no_learning
-    LockstepRunner._call = timed_call
+    Pacing.next_part = _SHIPPED_PART if parts else _one_piece
+    Pacing.learn = _SHIPPED_LEARN if parts else _no_learning
+    Conduct.call = timed_call
     try:
         with tempfile.TemporaryDirectory() as tmp:
             cfg = load_config(None, {
@@ -73,8 +74,8 @@ def run_once(
             events = dict(con.execute("SELECT kind, COUNT(*) FROM events GROUP BY kind"))
             con.close()
     finally:
-        LockstepRunner._next_part, LockstepRunner._call = _SHIPPED_PART, _SHIPPED_CALL
-        LockstepRunner._learn = _SHIPPED_LEARN
+        Pacing.next_part, Conduct.call = _SHIPPED_PART, _SHIPPED_CALL
+        Pacing.learn = _SHIPPED_LEARN
     return {"seconds": elapsed, "longest": longest[0], "slow": events.get("slow", 0),
             "timeout": events.get("timeout", 0), "hands": hands}  # fmt: skip
 

@@ -595,3 +595,31 @@ def test_tensorboard_logging_writes_event_files(tmp_path: Path) -> None:
         report = build_report(db, cfg)
     log_tensorboard(report, cfg.tensorboard)
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
+
+
+class _PlainBot:
+    """A plugin's bot that is no Agent: only reset and act (fourhundred_env.registry.AgentLike)."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = RandomAgent(Rules(), seed)
+
+    def reset(self, num_tables: int) -> None:
+        self.inner.reset(num_tables)
+
+    def act(self, view: SeatView) -> np.ndarray:
+        return self.inner.act(view)
+
+
+register_agent("test-plain", lambda r, s, a: _PlainBot(s), "a bot of no Agent class")
+
+
+def test_plugin_bot_of_no_agent_class_plays_a_tournament_and_a_compose(tmp_path):
+    from agents.registry import make_agent
+
+    bot = make_agent("test-plain", Rules(), seed=1)
+    assert isinstance(bot, Agent) and bot.stateless and not bot.replayable
+    assert not bot.times_itself
+    cfg = _cfg(tmp_path, agents=["test-plain", "compose:bid=test-plain,play=heuristic"],
+               matches=2, chunk_matches=2)  # fmt: skip
+    run_tournament(cfg)
+    assert len(_rows(cfg.db_path, "matches")) == 4  # 2 matches, both orientations

@@ -173,7 +173,7 @@ def replay_blocker(info: TournamentInfo, label: str) -> str | None:
         agent = make_agent(label, info.rules, seed=0)
     except FourHundredError as e:
         return f"{label}: cannot be made now ({e})"
-    if not getattr(agent, "replayable", False):
+    if not agent.replayable:
         return (
             f"{label}: its decisions depend on random draws made in the order of the "
             "tournament's calls (not replayable)"

@@ -2,35 +2,15 @@
 
 Each seat of each side is served by its own agent instance (8 per job), which only ever sees
 :class:`~fourhundred_env.view.SeatView` s of its seat. At each step every instance gets one
-batched call for the tables where its seat is to act (or a few parts of it, below); finished
-matches are replaced by the job's next game.
+batched call for the tables where its seat is to act (or a few parts of it, sized by
+:mod:`tournament.pacing`); finished matches are replaced by the job's next game.
 
-Conduct (RULES.md): a call that raises, exceeds ``move_hard_limit_s`` or returns an illegal
-action has the seat's contract scored as missed at those tables (`Engine.forfeit`), the lowest
-legal action is played for it, and an event is recorded; calls slower than
-``move_time_limit_s`` are recorded as slow. A match that reaches `max_hands` hands without a
-winner is stopped and recorded as unfinished (a draw in the ratings).
-
-A call's time is charged to every table in it, each of which waited that long for its move.
-So that a bot is judged by its move and not by its batch (the same on a slow machine as on a
-fast one), an agent slow enough to need it is asked in parts: its first call in each phase
-(bidding, play) asks one table, then parts as large as its time per move in that phase says fit
-in a quarter of ``move_time_limit_s``, and never more than twice the largest part before. A
-fast agent reaches a call for all its tables within a few calls. The bundled agents' moves
-never depend on which tables share a call (tests/test_tournament_resume.py), so for them the
-parts change times only, never results; a bot whose moves do depend on it is not reproducible
-across batch sizes anyway.
-
-Numba compiling inside a call of a bot in this process (a search bot's first bid compiles its
-play-outs: 15 s with an empty cache) is not counted as the move's time, as a bot process's start
-is not, and the hard limit's alarm waits while it lasts (:class:`_CompileTime`).
-
-The hard limit is enforced two ways. A bot in its own process (:mod:`agents.remote.process`: a
-``cmd:`` bot, or a Python bot isolated by the config's ``isolation``) is waited for at most
-that long, then killed and restarted; the timeout is recorded and the match goes on, whatever
-the bot does with signals and in whatever thread the runner runs. A bot in this process (the
-bundled ones, trusted) is interrupted by SIGALRM, which works in the main thread only and
-which a bot can swallow: that is why custom bots are isolated by default.
+Conduct (RULES.md, :mod:`tournament.conduct`): a call that raises, exceeds
+``move_hard_limit_s`` or returns an illegal action has the seat's contract scored as missed at
+those tables (`Engine.forfeit`), the lowest legal action is played for it, and an event is
+recorded; calls slower than ``move_time_limit_s`` are recorded as slow. A match that reaches
+`max_hands` hands without a winner is stopped and recorded as unfinished (a draw in the
+ratings).
 
 Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
 :mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
@@ -39,8 +19,6 @@ it, and a database from another tournament is refused unchanged.
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -48,18 +26,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba.core import event as numba_event
 
 from agents.protocol import Agent
 from agents.registry import make_agent
 from agents.remote.isolated import IsolatedAgent
 from agents.remote.modules import import_agent_modules
-from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import GAME_STREAM_SALTS
-from fourhundred_env.view import SeatView, seat_view
+from fourhundred_env.view import seat_view
+from tournament.conduct import Conduct
 from tournament.db import (
     EventRow,
     HandRow,
@@ -68,6 +45,7 @@ from tournament.db import (
     seat_columns,
     time_bin,
 )
+from tournament.pacing import PART_SHARE, Pacing
 from tournament.planning import Job
 
 __all__ = [
@@ -124,73 +102,8 @@ def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np
     return mix64(key ^ GAME_STREAM_SALTS[1]) + mix64(key ^ GAME_STREAM_SALTS[2])
 
 
-@dataclass
-class _Outcome:
-    """One batched agent call under the conduct rules."""
-
-    actions: Any  # what the agent returned (checked by _check_actions)
-    seconds: float  # wall time of the call
-    move_seconds: np.ndarray  # (K,) float64: the time charged to each table's move
-    failures: dict[int, tuple[str, str]]  # row -> (kind, detail): timeout, error, illegal
-
-
-class _MoveTimeout(BaseException):
-    """Raised by SIGALRM inside an agent call that passed the hard limit (not an Exception,
-    so an agent's own ``except Exception`` cannot swallow it)."""
-
-
-def _on_alarm(signum: int, frame: object) -> None:
-    raise _MoveTimeout
-
-
-class _CompileTime(numba_event.Listener):
-    """Numba compiling, or loading compiled code from its cache, inside an agent call of the
-    runner's thread (numba's compiler-lock events, which cover both): that is not the move's
-    time, as starting a bot's process is not, and the hard limit's alarm is paused while it
-    lasts, so that it never interrupts the compiler. A search bot's first bid compiles its
-    play-outs for 15 s on a machine with an empty cache."""
-
-    def __init__(self, clock: Callable[[], float]) -> None:
-        self.clock = clock
-        self.thread: int | None = None  # the thread of the call being timed, None between
-        self.alarm = False
-        self.depth = 0
-        self.seconds = 0.0  # compiling in the call being timed (or the last one)
-        self._t0 = 0.0
-        self._left = 0.0
-
-    def start(self, alarm: bool) -> None:
-        self.thread, self.alarm, self.depth, self.seconds = threading.get_ident(), alarm, 0, 0.0
-
-    def stop(self) -> None:
-        self.thread = None
-
-    def on_start(self, event: object) -> None:
-        if self.thread != threading.get_ident():
-            return
-        if self.depth == 0:
-            self._t0 = self.clock()
-            if self.alarm:  # paused: the seconds it had left are given back at the end
-                self._left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
-        self.depth += 1
-
-    def on_end(self, event: object) -> None:
-        if self.thread != threading.get_ident() or self.depth == 0:
-            return
-        self.depth -= 1
-        if self.depth == 0:
-            self.seconds += self.clock() - self._t0
-            if self.alarm and self._left > 0:
-                signal.setitimer(signal.ITIMER_REAL, self._left)
-
-
-_COMPILING = "numba:compiler_lock"
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 _HAND_OVER, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.MATCH_OVER)
-_PART_SHARE = 0.25
-"""A call is cut into parts that the agent's time per move says take at most this share of
-the soft time limit (see LockstepRunner._ask)."""
-_MIN_MOVE_S = 1e-7  # the least time per move believed (a clock may read 0 for a quick call)
 
 
 @dataclass
@@ -244,53 +157,11 @@ class LockstepRunner:
         self.sink = sink
         self.flush_s = flush_s
         self.clock = clock
-        self.soft = float(rules.move_time_limit_s)
-        self.hard = float(rules.move_hard_limit_s)
-        # how to cut calls into parts (see _ask), by (side, seat, bidding) and (side, seat):
-        self._per_move: dict[tuple[int, int, bool], float] = {}  # seconds per move, smoothed
-        self._largest: dict[tuple[int, int, bool], int] = {}  # most tables in one part so far
-        self._apart: set[tuple[int, int]] = set()  # agents asked phase by phase
-        self._whole: dict[tuple[int, int], int] = {}  # tables a call may have to go whole
-        self._budget = self.soft * _PART_SHARE  # seconds a part is sized to take
-        self._compiling = _CompileTime(lambda: self.clock())  # (the runner's clock, if replaced)
-
-    # -- one agent call under the conduct rules ---------------------------------------------
-    def _call(self, agent: Agent, view: SeatView, use_alarm: bool) -> _Outcome:
-        """One batched call of `agent` under the conduct rules (see the module docstring)."""
-        if getattr(agent, "act_timed", None) is not None:  # a bot in its own process
-            reply = agent.act_timed(view, self.hard)
-            return _Outcome(reply.actions, reply.elapsed, reply.seconds, reply.failures)
-        out, dt, kind, detail = self._call_here(agent, view, use_alarm)
-        k = view.size
-        failures = {} if kind is None else {j: (kind, detail) for j in range(k)}
-        return _Outcome(out, dt, np.full(k, dt), failures)
-
-    def _call_here(
-        self, agent: Agent, view: SeatView, use_alarm: bool
-    ) -> tuple[Any, float, str | None, str]:
-        """(output, seconds, failure kind or None, detail) of a call in this process."""
-        compiling = self._compiling
-        t0 = self.clock()
-        compiling.start(use_alarm)
-        try:
-            if use_alarm:
-                signal.setitimer(signal.ITIMER_REAL, self.hard)
-            try:
-                out = agent.act(view)
-            finally:
-                if use_alarm:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-                compiling.stop()
-        except _MoveTimeout:
-            dt = self.clock() - t0 - compiling.seconds
-            return None, dt, "timeout", f"interrupted after {dt:.3f} s (hard limit {self.hard} s)"
-        except Exception as e:
-            dt = self.clock() - t0 - compiling.seconds
-            return None, dt, "error", f"raised {type(e).__name__}: {e}"[:500]
-        dt = self.clock() - t0 - compiling.seconds
-        if dt > self.hard:
-            return None, dt, "timeout", f"took {dt:.3f} s (hard limit {self.hard} s)"
-        return out, dt, None, ""
+        soft = float(rules.move_time_limit_s)
+        # (the runner's clock, read at each call: a caller may replace it)
+        self.conduct = Conduct(soft, float(rules.move_hard_limit_s), lambda: self.clock())
+        # how each agent's calls are cut into parts, by [side][seat]
+        self.pacing = [[Pacing(soft * PART_SHARE) for _ in range(4)] for _ in range(2)]
 
     def run(self, games: Sequence[tuple[int, int]]) -> None:
         """Play `games` ((match_id, orientation) each) to the end, feeding rows to the sink."""
@@ -301,18 +172,8 @@ class LockstepRunner:
         """Play `games` to the end, yielding rows as they are produced: every `flush_s`
         seconds (checked whenever a hand ends) and at the end. The hard limit's SIGALRM is
         armed only around agent calls; the consumer runs between yields without it."""
-        use_alarm = (
-            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-        )
-        old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
-        numba_event.register(_COMPILING, self._compiling)
-        try:
+        with self.conduct.armed() as use_alarm:
             yield from self._run(list(games), use_alarm)
-        finally:
-            numba_event.unregister(_COMPILING, self._compiling)
-            if use_alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
 
     def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> Iterator[Records]:
         """The lockstep loop: step every table with a decision pending, until no game is left."""
@@ -387,55 +248,44 @@ class LockstepRunner:
         out: Records, use_alarm: bool,
     ) -> np.ndarray:  # fmt: skip
         """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
-        rules: a failed call or an illegal action forfeits the contract at that table and
-        plays the lowest legal action instead; a slow call is recorded.
-
-        A call's time is charged to every table in it (each waited that long for its move),
-        so the tables are asked in parts that the agent's time per move, as seen so far in
-        that phase, says take at most a quarter of the soft limit (`_next_part`): a bot that
-        takes a fifth of a second to bid is judged by its move, not by the hundred tables it
-        bids at in one step, on a slow machine as on a fast one. After a part passes the
-        hard limit, the rest of the call is charged the same timeout without being asked (a
-        hanging bot costs one hard limit a call, as in one piece). See the module docstring
-        for why the parts change no results."""
+        rules (:mod:`tournament.conduct`): a failed call or an illegal action forfeits the
+        contract at that table and plays the lowest legal action instead; a slow call is
+        recorded. The tables are asked in the parts the agent's pacing gives
+        (:mod:`tournament.pacing`); after a part passes the hard limit, the rest of the call is
+        charged the same timeout without being asked (a hanging bot costs one hard limit a
+        call, as in one piece)."""
         state = tables.state
         agent = self.agents[side][seat]
+        pacing = self.pacing[side][seat]
         k = idx.size
         bidding = state.phase[idx] == _BID
         acts = np.zeros(k, np.int64)
         bad = np.zeros(k, bool)
         move_s = np.zeros(k)
-        why: dict[int, tuple[str, Any]] = {}  # position -> (kind, detail or detail(j))
+        why: dict[int, tuple[str, str]] = {}  # position -> (kind, detail) where bad
         left = np.arange(k)  # positions not asked yet
         while left.size:
-            part, quick = self._next_part(side, seat, bidding, left)
+            part, quick = pacing.next_part(bidding, left)
             whole = part is left  # (the usual case: every table in one call)
             left = left[:0] if whole else np.setdiff1d(left, part, assume_unique=True)
             at = slice(None) if whole and part.size == k else part
             n = part.size
             rows = idx[at]
             view = seat_view(self.engine, state, rows, np.full(n, seat, np.int8), mask)
-            res = self._call(agent, view, use_alarm)
-            if not quick or res.seconds * 16 > self._budget:
-                self._learn(side, seat, bidding[at], res.seconds)
+            res = self.conduct.call(agent, view, use_alarm)
+            if not quick or res.seconds * 16 > pacing.budget:
+                pacing.learn(bidding[at], res.seconds)
             tables.hand_secs[rows, seat] += res.seconds / n  # a part's time split evenly
             tables.hand_decs[rows, seat] += 1
             tb = (side, time_bin(res.seconds / n))
             self._times[tb] = self._times.get(tb, 0) + n
             move_s[at] = res.move_seconds
-            if len(res.failures) == n:  # the whole part failed (always so in this process)
-                got, wrong, detail = np.zeros(n, np.int64), np.ones(n, bool), None
-            else:
-                got, wrong, _, detail = _check_actions(res.actions, view.legal_mask)
+            got, wrong, reasons = self.conduct.judge(res, view.legal_mask)
             acts[at], bad[at] = got, wrong
-            if not (wrong.any() or res.failures):
+            if not reasons:
                 continue
-            for j in np.flatnonzero(wrong).tolist():
-                if j not in res.failures:
-                    why[int(part[j])] = ("illegal", detail(j) if callable(detail) else detail)
-            for j, failure in res.failures.items():
-                bad[part[j]] = True
-                why[int(part[j])] = failure
+            for j, reason in reasons.items():
+                why[int(part[j])] = reason
             if len(res.failures) == n and all(f[0] == "timeout" for f in res.failures.values()):
                 first = why[int(part[0])][1]
                 note = f"not asked: it passed the hard limit earlier in this call ({first})"
@@ -444,83 +294,14 @@ class LockstepRunner:
                 bad[left] = True
                 break
         label = self.pair[side]
-        n_bad = np.count_nonzero(bad)
-        for j in np.flatnonzero(bad).tolist() if n_bad else ():
-            kind, d = why[j]
-            dt = float(move_s[j])
+        for j, kind, d, dt in self.conduct.events(bad, why, move_s):
             out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
-        if n_bad:
+        if np.count_nonzero(bad):
             acts = np.where(bad, np.argmax(mask[idx], axis=1), acts)
             t_bad = idx[bad]
             self.engine.forfeit(state, t_bad, np.full(t_bad.size, seat))
             tables.match_forfeits[t_bad] += 1
-        slow = ~bad & (move_s > self.soft)
-        for j in np.flatnonzero(slow) if np.count_nonzero(slow) else ():
-            dt = float(move_s[j])
-            d = f"took {dt:.3f} s (time limit {self.soft} s)"
-            out.events.append(self._event(tables, int(idx[j]), seat, label, "slow", d, dt))
         return acts
-
-    def _next_part(
-        self, side: int, seat: int, bidding: np.ndarray, left: np.ndarray
-    ) -> tuple[np.ndarray, bool]:
-        """(positions, quick) of the next part of a call (`left`: the positions not asked yet;
-        `bidding`: whether each position's table bids): all of them when each phase's tables
-        fit in a part and their time together fits in the budget (unless the agent is asked
-        phase by phase); otherwise as many tables of one phase, bidding first, as fit.
-        `quick`: all of them, and so few that they fit whatever their phases (the usual case
-        of a fast agent, decided without looking at the phases)."""
-        if left.size <= self._whole.get((side, seat), 0):
-            return left, True
-        bids = bidding[left]
-        n_bid = int(np.count_nonzero(bids))
-        n_play = left.size - n_bid
-        room_bid = self._room(side, seat, True) if n_bid else 0
-        room_play = self._room(side, seat, False) if n_play else 0
-        if (
-            n_bid <= room_bid
-            and n_play <= room_play
-            and (n_bid == 0 or n_play == 0 or (side, seat) not in self._apart)
-            and n_bid * self._per_move.get((side, seat, True), 0.0)
-            + n_play * self._per_move.get((side, seat, False), 0.0)
-            <= self._budget
-        ):
-            return left, False
-        if n_bid:
-            return left[bids][:room_bid], False
-        return left[~bids][:room_play], False
-
-    def _room(self, side: int, seat: int, bid: bool) -> int:
-        """How many tables of a phase the agent is asked at in one part: as many as its time
-        per move in that phase says take at most the budget, and at most twice as many as it
-        has been asked at in one part before (one, the first time), so that one quick move
-        does not open the door to a whole batch of slow ones."""
-        e = self._per_move.get((side, seat, bid))
-        if e is None:
-            return 1
-        return max(1, min(2 * self._largest[(side, seat, bid)], int(self._budget / e)))
-
-    def _learn(self, side: int, seat: int, bidding: np.ndarray, seconds: float) -> None:
-        """Update the agent's time per move from a part of a call (`bidding`: whether each of
-        its tables bids) that took `seconds`: a part of one phase moves that phase's time
-        halfway to the part's; a part of both phases that passed the budget has the agent
-        asked phase by phase from then on (its time cannot be told apart by phase)."""
-        n = bidding.size
-        n_bid = int(np.count_nonzero(bidding))
-        if 0 < n_bid < n:
-            if seconds > self._budget:
-                self._apart.add((side, seat))
-                self._whole[(side, seat)] = 0
-            return
-        key = (side, seat, n_bid > 0)
-        x = max(seconds / n, _MIN_MOVE_S)
-        e = self._per_move.get(key)
-        self._per_move[key] = x if e is None else 0.5 * (e + x)
-        self._largest[key] = max(self._largest.get(key, 0), n)
-        both = (side, seat, True) in self._per_move and (side, seat, False) in self._per_move
-        if both and (side, seat) not in self._apart:  # a call this small goes whole
-            self._whole[(side, seat)] = min(self._room(side, seat, True),
-                                            self._room(side, seat, False))  # fmt: skip
 
     def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
         """Record the hands that just ended at tables `ended` and the games they ended; deal
@@ -625,34 +406,6 @@ class LockstepRunner:
         })  # fmt: skip
 
 
-def _check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, Any]:
-    """(actions (K,) int64, bad (K,) bool, kind, detail) for an agent's output against `mask`."""
-    k = mask.shape[0]
-    try:
-        arr = np.asarray(result)
-    except Exception as e:  # an object numpy cannot even look at
-        return (
-            np.zeros(k, np.int64),
-            np.ones(k, bool),
-            "illegal",
-            f"returned {type(result).__name__}: {e}",
-        )
-    if arr.shape != (k,) or arr.dtype.kind not in "iub":  # integers (or bools)
-        detail = f"returned {arr.dtype} array of shape {arr.shape}: expected ({k},) int64 actions"
-        return np.zeros(k, np.int64), np.ones(k, bool), "illegal", detail
-    acts = arr.astype(np.int64)
-    in_range = (acts >= 0) & (acts < NUM_ACTIONS)
-    ok = in_range & mask[np.arange(k), np.where(in_range, acts, 0)]
-
-    def detail(j: int) -> str:
-        a = int(acts[j])
-        given = action_text(a) if 0 <= a < NUM_ACTIONS else "out of range"
-        legal = " ".join(action_text(x) for x in np.flatnonzero(mask[j]))
-        return f"returned illegal action {a} ({given}); legal: {legal}"
-
-    return acts, ~ok, "illegal", detail
-
-
 def make_job_agents(job: Job) -> list[list[Agent]]:
     """The 2 x 4 agent instances of a job, each seeded from the config; the agents listed in
     `job.isolated` each in a process of its own (started at its first move)."""
@@ -670,12 +423,10 @@ def make_job_agents(job: Job) -> list[list[Agent]]:
 
 
 def close_agents(agents: Sequence[Sequence[Agent]]) -> None:
-    """Stop the processes of the agents that have them (`close`); the others have nothing."""
+    """Release what each agent holds (`Agent.close`: the processes of the bots that have them)."""
     for side in agents:
         for agent in side:
-            close = getattr(agent, "close", None)
-            if close is not None:
-                close()
+            agent.close()
 
 
 def run_job(job: Job, sink: Callable[[Records], None]) -> None:

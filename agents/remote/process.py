@@ -222,8 +222,8 @@ class SupervisedAgent(Agent):
     calls `_restart` when the process must go, and `_running` to get a fresh one).
     """
 
-    supervised = True
     stateless = False
+    times_itself = True
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         super().__init__(rules, seed)

@@ -1,26 +1,12 @@
-"""The tournament report: leaderboard, pairwise matrix, Bradley-Terry Elo, conduct; text, JSON, CSV.
-
-:func:`build_report` reads a results database (:mod:`tournament.db`) and returns a plain dict
-(the JSON written by :func:`write_report`); :func:`load_report` does so from the database file
-alone (:func:`config_from_db`). Definitions:
-
-- *win rate*: (wins + 0.5 unfinished) / games over the agent's games against other agents
-  (mirror games excluded), with a Wilson 95% interval.
-- *points per hand*: mean score change of the agent's seats over the hands that were played.
-- *bid success*: contracts made (tricks >= bid, not forfeited) / contracts played.
-- *thrown in caused*: hands thrown in because the agent asked for a redeal, or because it was
-  the dealer (who bids last and can make the total) and the total fell short; per 100 hands.
-- *ms per move*: agent time per decision (a batched call's time split over its tables).
-- *Elo*: Bradley-Terry fit of all game results (unfinished = draw) on the Elo scale, with
-  percentile intervals from bootstrap resamples of duplicate matches within each pairing.
-"""
+"""The report's numbers, read from a results database: win rates with Wilson intervals, the
+pairwise matrix and duplicate matches, Bradley-Terry Elo with bootstrap intervals, hand
+statistics, times per decision and conduct events (definitions in :mod:`tournament.report`),
+as one JSON-ready dict."""
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
-import textwrap
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +40,7 @@ def _rate(score: float, n: int) -> dict[str, float | int]:
 
 
 def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) -> dict[str, Any]:
-    """Everything the tournament measured so far, as a JSON-ready dict (see the module docstring).
+    """Everything the tournament measured so far, as a JSON-ready dict (see :mod:`tournament.report`).
 
     `seed`: of the Elo bootstrap (default: the tournament's seed).
     """
@@ -295,7 +281,7 @@ _HAND_SQL = (
 def _hand_stats(
     db: ResultsDB, cfg: TournamentConfig, labels: list[str], pairs: set[tuple[str, str]]
 ) -> dict[str, dict[str, float | int]]:
-    """Per agent, its hand statistics (see the module docstring) over the hands of finished
+    """Per agent, its hand statistics (see :mod:`tournament.report`) over the hands of finished
     games against other agents."""
     rows = [
         r for r in db.query(_HAND_SQL, (cfg.matches,)) if (r[0], r[1]) in pairs and r[0] != r[1]
@@ -439,205 +425,3 @@ def load_report(
     with ReadOnlyResults(db_path) as db:
         cfg = cfg if cfg is not None else config_from_db(db)
         return cfg, build_report(db, cfg)
-
-
-# -- output ------------------------------------------------------------------------------------
-def _pct(x: float) -> str:
-    return "   -" if x != x else f"{100 * x:5.1f}"
-
-
-def _num(x: float, fmt: str) -> str:
-    return "-" if x != x else format(x, fmt)
-
-
-def format_report(report: dict[str, Any]) -> str:
-    """The report as text: leaderboard, pairwise matrix, mirror and seat checks, conduct."""
-    c = report["config"]
-    lines = [
-        f"Tournament: {len(c['agents'])} agents, {c['matches']} duplicate matches per pairing "
-        f"({report['games']} of {report['games_expected']} games played), rules {c['rules_name']}, "
-        f"seed {c['seed']}",
-        "",
-        *_format_leaderboard(report),
-        *_format_pairwise(report),
-        *_format_checks(report),
-        *_format_conduct(report),
-        f"Elo: {report['elo_method']}.",
-    ]
-    return "\n".join(lines)
-
-
-_LEGEND = (
-    "Elo with its bootstrap 95% interval; win% with its Wilson 95% interval; pts/hand: points "
-    "per hand played; made%: contracts made; avg-bid: mean bid; thrown/100: hands thrown in "
-    "that the agent caused, per 100; ms/move: agent time per decision; forfeits: contracts "
-    "forfeited (conduct)."
-)
-
-
-def _format_leaderboard(report: dict[str, Any]) -> list[str]:
-    """The leaderboard table: its head (one word per column), a rule, a line per agent with
-    its name in full, and a legend of the columns."""
-    width = max([5, *(len(r["agent"]) for r in report["leaderboard"])])
-    head = (
-        f"{'#':>2} {'agent':<{width}} {'Elo':>6} {'Elo-95%':>13}  {'win%':>5} {'win-95%':>13} "
-        f"{'games':>6} {'pts/hand':>8} {'made%':>6} {'avg-bid':>7} {'thrown/100':>10} "
-        f"{'ms/move':>7} {'forfeits':>8}"
-    )
-    lines = [head, "-" * len(head)]
-    for r in report["leaderboard"]:
-        ci = f"[{_num(r['elo_low'], '.0f')}, {_num(r['elo_high'], '.0f')}]"
-        wil = f"[{_pct(r['win_low']).strip()}, {_pct(r['win_high']).strip()}]"
-        lines.append(
-            f"{r['rank']:>2} {r['agent']:<{width}} {_num(r['elo'], '6.0f'):>6} {ci:>13}  "
-            f"{_pct(r['win_rate'])} {wil:>13} {r['games']:>6} "
-            f"{_num(r['points_per_hand'], '+8.2f'):>8} {_pct(r['bid_success']):>6} "
-            f"{_num(r['mean_bid'], '7.2f'):>7} {_num(r['thrown_in_per_100'], '10.1f'):>10} "
-            f"{_num(r['ms_per_move'], '7.3f'):>7} {r['forfeits']:>8}"
-        )
-    lines += textwrap.wrap(_LEGEND, 100)
-    return lines
-
-
-def _format_pairwise(report: dict[str, Any]) -> list[str]:
-    """The win-rate matrix in leaderboard order (columns by rank, so that long names fit),
-    then each pairing's duplicate matches."""
-    lines = []
-    board = report["leaderboard"]
-    order = [r["agent"] for r in board]
-    if order:
-        lines += ["", "Pairwise win rate, row against column (%; columns by leaderboard #):"]
-        width = max([5, *(len(a) for a in order)])
-        lines.append(f"{'':>2} {'':<{width}}" + "".join(f"{r['rank']:>7}" for r in board))
-        for r in board:
-            vals = [report["matrix"][r["agent"]][b] for b in order]
-            cells = "".join(f"{'-' if v is None else format(100 * v, '.1f'):>7}" for v in vals)
-            lines.append(f"{r['rank']:>2} {r['agent']:<{width}}{cells}")
-    if report["pairwise"]:
-        lines += [
-            "",
-            "Duplicate matches (same deals, partnerships swapped): sweeps / splits / swept",
-        ]
-        for p in report["pairwise"]:
-            lines.append(
-                f"  {p['agent']} v {p['opponent']}: {100 * p['rate']:.1f}% "
-                f"[{100 * p['low']:.1f}, {100 * p['high']:.1f}] of {p['games']} games; "
-                f"{p['sweeps']} / {p['splits']} / {p['swept']} of {p['duplicate_matches']}"
-            )
-    timed = [r for r in report["leaderboard"] if r.get("ms_p50") == r.get("ms_p50")]
-    if timed:
-        lines += ["", "Time per decision, ms (mean; median, 90th, 99th percentile, maximum):"]
-        for r in timed:
-            lines.append(
-                f"  {r['agent']}: {r['ms_per_move']:.3f}; {r['ms_p50']:.3g}, {r['ms_p90']:.3g}, "
-                f"{r['ms_p99']:.3g}, {r['ms_max']:.3g}"
-            )
-    return lines
-
-
-def _format_checks(report: dict[str, Any]) -> list[str]:
-    """The mirror games (50% expected), the seat balance and the unfinished matches."""
-    lines = []
-    for m in report["mirror"]:
-        ok = "consistent with 50%" if m["consistent_with_half"] else "NOT consistent with 50%"
-        lines.append(
-            f"Mirror {m['agent']} v {m['agent']}: first side {100 * m['rate']:.1f}% "
-            f"[{100 * m['low']:.1f}, {100 * m['high']:.1f}] of {m['games']} games ({ok})"
-        )
-    sb = report["seat_balance"]
-    if sb["team0"]["games"]:
-        lines.append(
-            f"Seat balance: team 0 (seats 0+2) won {100 * sb['team0']['rate']:.1f}% "
-            f"[{100 * sb['team0']['low']:.1f}, {100 * sb['team0']['high']:.1f}]; the first "
-            f"dealer's team {100 * sb['first_dealer_team']['rate']:.1f}% "
-            f"[{100 * sb['first_dealer_team']['low']:.1f}, {100 * sb['first_dealer_team']['high']:.1f}]"
-        )
-    lines.append(
-        f"Unfinished matches (stopped at {report['config']['max_hands']} hands, counted as "
-        f"draws): {report['unfinished']}"
-    )
-    return lines
-
-
-def _format_conduct(report: dict[str, Any]) -> list[str]:
-    """Conduct events by agent, with a few examples, or a line saying there were none."""
-    cond = report["conduct"]
-    if not cond["events_by_agent"]:
-        return ["Conduct: no forfeits, no slow moves."]
-    lines = ["Conduct events (forfeits: contract scored as missed, fallback move played):"]
-    for agent, kinds in sorted(cond["events_by_agent"].items()):
-        lines.append(f"  {agent}: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-    for e in cond["examples"][:3]:
-        lines.append(
-            f"  e.g. {e['agent']} seat {e['seat']}, match {e['match_id']}/{e['orientation']} "
-            f"hand {e['hand_index']}: {e['kind']}: {e['detail'][:160]}"
-        )
-    return lines
-
-
-def write_report(report: dict[str, Any], out_dir: str | Path) -> dict[str, Path]:
-    """Write report.json, leaderboard.csv and pairwise.csv into `out_dir`; returns the paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": out / "report.json",
-        "leaderboard": out / "leaderboard.csv",
-        "pairwise": out / "pairwise.csv",
-    }
-    paths["json"].write_text(
-        json.dumps(report, indent=2, sort_keys=False, default=_json_default) + "\n"
-    )
-    board = report["leaderboard"]
-    cols = ["rank", "agent", "elo", "elo_low", "elo_high", "win_rate", "win_low", "win_high",
-            "games", "wins", "losses", "unfinished", "hands", "contracts", "points_per_hand",
-            "bid_success", "mean_bid", "thrown_in_caused", "thrown_in_per_100", "decisions",
-            "ms_per_move", "ms_p50", "ms_p90", "ms_p99", "ms_max", "forfeits",
-            "slow_moves"]  # fmt: skip
-    with paths["leaderboard"].open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(board)
-    with paths["pairwise"].open("w", newline="") as f:
-        cols = ["agent", "opponent", "games", "score", "rate", "low", "high",
-                "duplicate_matches", "sweeps", "splits", "swept"]  # fmt: skip
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(report["pairwise"])
-    return paths
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
-
-
-def log_tensorboard(report: dict[str, Any], log_dir: str | Path, step: int | None = None) -> None:
-    """Write the leaderboard as TensorBoard scalars (``tournament/<metric>/<agent>``) and text.
-
-    Imports torch.utils.tensorboard (or tensorboardX) only when called.
-    """
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        try:
-            from tensorboardX import SummaryWriter
-        except ImportError:
-            from fourhundred_env.errors import FourHundredError
-
-            raise FourHundredError(
-                "TensorBoard logging needs torch (pip install 'fourhundred[train]') or tensorboardX"
-            ) from None
-    step = report["games"] if step is None else step
-    writer = SummaryWriter(log_dir=str(log_dir))
-    try:
-        for r in report["leaderboard"]:
-            a = r["agent"]
-            for key in ("elo", "win_rate", "points_per_hand", "bid_success", "thrown_in_per_100",
-                        "ms_per_move", "forfeits"):  # fmt: skip
-                v = r[key]
-                if v == v:  # not NaN
-                    writer.add_scalar(f"tournament/{key}/{a}", float(v), step)
-        writer.add_text("tournament/report", "```\n" + format_report(report) + "\n```", step)
-    finally:
-        writer.close()

@@ -1,0 +1,99 @@
+"""The tournament results database: one SQLite file, written as results are produced.
+
+Tables (one row per finished hand, per finished match, per conduct event)::
+
+    meta     key, value                 schema version, the tournament fingerprint (JSON) and
+                                        how its agents were seeded ("seeding": the job split)
+    hands    game key, hand_index       dealer, bids, tricks, points, scores, forfeits,
+                                        decisions and seconds per seat (deal = seed, match, hand)
+    matches  game key                   team labels, winner, hands, final scores, seconds
+    events   game key, hand, seat       forfeits (timeout, error, illegal) and slow moves
+    move_times  pairing, agent, bin     decisions per bin of time per decision (a histogram)
+
+A game key is ``(pair_a, pair_b, match_id, orientation)``: the pairing (agent labels, sorted),
+the deal stream and which side holds seats 0 and 2 (orientation 0: `pair_a`). The two
+orientations of one match id are the two halves of a duplicate match.
+
+The time histogram has 20 log-spaced bins per decade from 1 us (:func:`time_bin`); a batched
+call of k decisions that took t seconds adds k decisions at t / k. It counts every decision
+played, those of games dropped by an interrupted run too, so unlike the other tables it is not
+the same after a resume as after a straight run (times never are).
+
+A database belongs to one tournament: its fingerprint (agents, rules, seed, max_hands) must
+match the run's, or :class:`ResultsDB` refuses it before changing anything. Hands and events
+of a match still in flight when a run was killed are deleted on the next open (`resume`), and
+only the games without a ``matches`` row are played again.
+
+One writer per database: :class:`ResultsDB` holds an exclusive lock on ``<db>.lock`` (an
+advisory ``flock``, which the system releases when its process dies, however it dies) and
+writes the writer's pid, host, start time and command into it. A second writer is refused
+with a line naming the first; a lock file left by a killed run is taken over (the system
+released its lock) and the takeover is reported. Before anything is written, a database is
+checked read-only (``PRAGMA integrity_check``, then its fingerprint); a damaged one is
+refused in one line and left exactly as it was. Readers (the report, the plots, the web
+interface) open the file read-only and need no lock. The schema is unchanged by the lock.
+
+One module per job, each name importable from here: :mod:`~tournament.db.schema` (the row
+types, their columns, the time bins, the tables' SQL), :mod:`~tournament.db.lock` (the writer
+lock), :mod:`~tournament.db.checks` (a file checked before use) and
+:mod:`~tournament.db.results` (the writer and the read-only reader).
+"""
+
+from tournament.db.checks import (
+    DatabaseDamagedError,
+    DatabaseMismatchError,
+    check_fingerprint,
+    read_meta,
+    recover_interrupted_write,
+)
+from tournament.db.lock import DatabaseBusyError, WriterLock, lock_path
+from tournament.db.results import ReadOnlyResults, ResultsDB
+from tournament.db.schema import (
+    EVENT_COLUMNS,
+    HAND_COLUMNS,
+    MATCH_COLUMNS,
+    NUM_TIME_BINS,
+    SCHEMA_VERSION,
+    TIME_BIN_FLOOR,
+    TIME_BINS_PER_DECADE,
+    TIME_COLUMNS,
+    EventRow,
+    GameKey,
+    HandRow,
+    MatchRow,
+    Row,
+    rows_from_columns,
+    seat_columns,
+    time_bin,
+    time_bin_edge,
+)
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "HAND_COLUMNS",
+    "MATCH_COLUMNS",
+    "NUM_TIME_BINS",
+    "SCHEMA_VERSION",
+    "TIME_BINS_PER_DECADE",
+    "TIME_BIN_FLOOR",
+    "TIME_COLUMNS",
+    "DatabaseBusyError",
+    "DatabaseDamagedError",
+    "DatabaseMismatchError",
+    "EventRow",
+    "GameKey",
+    "HandRow",
+    "MatchRow",
+    "ReadOnlyResults",
+    "ResultsDB",
+    "Row",
+    "WriterLock",
+    "check_fingerprint",
+    "lock_path",
+    "read_meta",
+    "recover_interrupted_write",
+    "rows_from_columns",
+    "seat_columns",
+    "time_bin",
+    "time_bin_edge",
+]

@@ -1,0 +1,134 @@
+"""A database file checked before use, read-only, so that a refused file is left exactly as
+it was: a write a killed run left half done rolled back (by the writer only), SQLite's
+integrity check, then the tournament fingerprint."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fourhundred_env.errors import FourHundredError
+
+
+class DatabaseMismatchError(FourHundredError):
+    """The database holds results of another tournament (or is not a tournament database)."""
+
+
+class DatabaseDamagedError(FourHundredError):
+    """The database file is damaged (it fails SQLite's integrity check, or a read or write
+    hits a malformed page); it is left as it was."""
+
+
+def _journal(path: Path) -> Path:
+    return Path(str(path) + "-journal")
+
+
+def recover_interrupted_write(path: Path) -> None:
+    """Roll back the write a killed run left half done (SQLite's own recovery of a hot
+    journal, which a read-only connection cannot do). Only the writer, holding the lock,
+    calls this; a database without a journal is not touched."""
+    journal = _journal(path)
+    if not path.is_file() or not journal.is_file() or journal.stat().st_size == 0:
+        return
+    try:
+        con = sqlite3.connect(path, timeout=30)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        raise damaged_error(path, e) from None
+
+
+def damaged_error(path: Path, error: Exception | str) -> DatabaseDamagedError:
+    """The one-line refusal of the damaged database at `path` (`error`: what SQLite said)."""
+    return DatabaseDamagedError(
+        f"database {str(path)!r} is damaged ({error}); it was left as it is: expected an intact "
+        "tournament database; restore a copy, or choose another --db (or --overwrite to discard "
+        "it)"
+    )
+
+
+def _not_a_tournament(path: Path, error: Exception) -> DatabaseMismatchError:
+    return DatabaseMismatchError(
+        f"database {str(path)!r} is not a fourhundred tournament database ({error}): "
+        "expected one written by `fourhundred tournament`; choose another --db or --overwrite"
+    )
+
+
+def read_meta(path: Path) -> dict[str, str]:
+    """The ``meta`` table of the database at `path`, opened read-only after SQLite's
+    integrity check; DatabaseDamagedError or DatabaseMismatchError in one line otherwise."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} cannot be opened ({e}): expected a readable SQLite file"
+        ) from None
+    try:
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        except sqlite3.OperationalError as e:
+            if "readonly" in str(e) and _journal(path).is_file():
+                # a hot journal: a read-only connection cannot roll it back (the writer does)
+                raise DatabaseDamagedError(
+                    f"database {str(path)!r} holds a write that a killed run left unfinished: "
+                    "expected a closed database; rerun that tournament to resume it (which "
+                    "repairs this)"
+                ) from None
+            raise DatabaseMismatchError(
+                f"database {str(path)!r} cannot be read ({e}): expected a readable SQLite file"
+            ) from None
+        except sqlite3.DatabaseError as e:
+            raise _not_a_tournament(path, e) from None
+        try:
+            problems = [r[0] for r in con.execute("PRAGMA integrity_check(5)").fetchall()]
+        except sqlite3.DatabaseError as e:
+            raise damaged_error(path, e) from None
+        if problems != ["ok"]:
+            raise damaged_error(path, f"integrity check: {'; '.join(problems)[:300]}")
+        try:
+            return dict(con.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as e:
+            raise _not_a_tournament(path, e) from None
+    finally:
+        con.close()
+
+
+def _describe(fp: Mapping[str, Any], key: str) -> str:
+    value = fp.get(key)
+    return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+
+
+def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
+    """Raise DatabaseMismatchError unless `path` is absent or holds this tournament.
+
+    Opens the file read-only (after SQLite's integrity check: a damaged file raises
+    DatabaseDamagedError), so a refused database is left exactly as it was. Returns True
+    when the file exists (a rerun that resumes), False when it does not.
+    """
+    if not path.exists():
+        return False
+    rows = read_meta(path)
+    if "fingerprint" not in rows:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} has no tournament fingerprint: expected one written by "
+            "`fourhundred tournament`; choose another --db or --overwrite"
+        )
+    stored = json.loads(rows["fingerprint"])
+    diffs = [
+        f"{key}: database {_describe(stored, key)}, this run {_describe(fingerprint, key)}"
+        for key in sorted(set(stored) | set(fingerprint))
+        if stored.get(key) != fingerprint.get(key)
+    ]
+    if diffs:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} holds a different tournament ("
+            + "; ".join(diffs)
+            + "): expected the same agents, rules, seed and max_hands to resume it; "
+            "choose another --db, or --overwrite to discard it"
+        )
+    return True

@@ -1,0 +1,206 @@
+"""The results of one tournament: :class:`ResultsDB` writes them (the one writer, holding the
+lock) and reads them back; :class:`ReadOnlyResults` only reads (no lock)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fourhundred_env.errors import FourHundredError
+from tournament.db.checks import (
+    DatabaseDamagedError,
+    check_fingerprint,
+    damaged_error,
+    read_meta,
+    recover_interrupted_write,
+)
+from tournament.db.lock import WriterLock
+from tournament.db.schema import (
+    EVENT_COLUMNS,
+    HAND_COLUMNS,
+    MATCH_COLUMNS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    EventRow,
+    GameKey,
+    HandRow,
+    MatchRow,
+    insert_sql,
+)
+
+
+class ResultsDB:
+    """The writer (and a reader) of one tournament database (see :mod:`tournament.db`).
+
+    Takes the writer lock first (DatabaseBusyError if another run holds it), then discards
+    the files (`overwrite`) or checks the existing database (damage, fingerprint) before
+    writing anything. `lock_note` says when a dead run's lock was taken over.
+    """
+
+    def __init__(
+        self, path: str | Path, fingerprint: Mapping[str, Any], overwrite: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self.con: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.lock = WriterLock(self.path)
+            self.lock_note = self.lock.acquire()
+        except OSError as e:
+            raise FourHundredError(
+                f"cannot write the results database {str(self.path)!r} ({e.strerror or e}): "
+                "expected a writable folder (--db or --out)"
+            ) from None
+        try:
+            if overwrite:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(str(self.path) + suffix).unlink(missing_ok=True)
+            else:
+                recover_interrupted_write(self.path)
+                check_fingerprint(self.path, fingerprint)
+            self.con = sqlite3.connect(self.path, timeout=30)
+            self.con.execute("PRAGMA synchronous=NORMAL")
+            with self.con:
+                self.con.executescript(SCHEMA)
+                self.con.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                )
+                self.con.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)",
+                    (json.dumps(dict(fingerprint), sort_keys=True),),
+                )
+        except sqlite3.DatabaseError as e:
+            self.close()
+            raise damaged_error(self.path, e) from None
+        except OSError as e:
+            self.close()
+            raise FourHundredError(
+                f"cannot write the results database {str(self.path)!r} ({e.strerror or e}): "
+                "expected a writable file"
+            ) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close the connection (every write is already committed) and release the lock."""
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+        lock = getattr(self, "lock", None)
+        if lock is not None:
+            lock.release()
+
+    def __enter__(self) -> ResultsDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- resuming ---------------------------------------------------------------------------
+    def finished_games(self) -> set[GameKey]:
+        """Keys of the games with a match row."""
+        rows = self.con.execute("SELECT pair_a, pair_b, match_id, orientation FROM matches")
+        return {(a, b, int(m), int(o)) for a, b, m, o in rows}
+
+    def drop_unfinished(self) -> int:
+        """Delete hands and events of games without a match row (in flight when a run died)."""
+
+        def cond(t: str) -> str:
+            return (
+                f"NOT EXISTS (SELECT 1 FROM matches m WHERE m.pair_a = {t}.pair_a AND "
+                f"m.pair_b = {t}.pair_b AND m.match_id = {t}.match_id "
+                f"AND m.orientation = {t}.orientation)"
+            )
+
+        with self.con:
+            n = self.con.execute(f"DELETE FROM hands WHERE {cond('hands')}").rowcount
+            self.con.execute(f"DELETE FROM events WHERE {cond('events')}")
+        return n
+
+    def drop_partial_games(self, pair: tuple[str, str], games: Iterable[tuple[int, int]]) -> int:
+        """Delete the hands and events of those `games` ((match_id, orientation)) of `pair`
+        that have no match row: what a job that died mid-way wrote of the games it had in
+        flight, before they are played again from their start. Returns the hands deleted."""
+        keys = [(pair[0], pair[1], int(m), int(o)) for m, o in games]
+        finished = self.finished_games()
+        keys = [k for k in keys if k not in finished]
+        where = "pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
+        with self.con:
+            n = sum(self.con.execute(f"DELETE FROM hands WHERE {where}", k).rowcount for k in keys)
+            self.con.executemany(f"DELETE FROM events WHERE {where}", keys)
+        return n
+
+    # -- writing ----------------------------------------------------------------------------
+    def write(
+        self,
+        hands: Iterable[HandRow] = (),
+        matches: Iterable[MatchRow] = (),
+        events: Iterable[EventRow] = (),
+        move_times: Iterable[tuple[str, str, str, int, int]] = (),
+    ) -> None:
+        """Insert rows (or plain tuples in the same column order) and add the counts of
+        `move_times` rows (TIME_COLUMNS) to the histogram, in one commit; a failed write (a
+        damaged file, a full disk) rolls back and raises FourHundredError."""
+        # As plain tuples: sqlite3 binds an exact tuple's values directly but a named tuple's
+        # one by one through the sequence protocol, twice as slow over a tournament's rows.
+        try:
+            with self.con:
+                self.con.executemany(insert_sql("hands", HAND_COLUMNS), map(tuple, hands))
+                self.con.executemany(insert_sql("events", EVENT_COLUMNS), map(tuple, events))
+                self.con.executemany(
+                    "INSERT INTO move_times (pair_a, pair_b, agent, bin, decisions) VALUES "
+                    "(?, ?, ?, ?, ?) ON CONFLICT (pair_a, pair_b, agent, bin) DO UPDATE SET "
+                    "decisions = decisions + excluded.decisions",
+                    move_times,
+                )
+                self.con.executemany(insert_sql("matches", MATCH_COLUMNS), map(tuple, matches))
+        except sqlite3.DatabaseError as e:
+            raise DatabaseDamagedError(
+                f"writing results to {str(self.path)!r} failed ({e}); what was written before "
+                "is kept: expected a writable, intact database; rerun the same command to resume"
+            ) from None
+
+    # -- reading ----------------------------------------------------------------------------
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """All rows of a SELECT (DatabaseDamagedError if the file is damaged)."""
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise damaged_error(self.path, e) from None
+
+    def meta(self) -> dict[str, str]:
+        """The ``meta`` table: schema version, fingerprint and seeding (JSON text)."""
+        return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    def record_meta(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store `value` (as JSON) under `key` in ``meta`` unless the key is there already:
+        like the fingerprint, the first run of a tournament writes it."""
+        with self.con:
+            self.con.execute(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, json.dumps(dict(value)))
+            )
+
+
+class ReadOnlyResults(ResultsDB):
+    """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
+
+    def __init__(self, path: str | Path, fingerprint: Mapping[str, Any] | None = None) -> None:
+        """Open `path` read-only after SQLite's integrity check (and, given `fingerprint`,
+        after checking that it holds that tournament). Needs no writer lock."""
+        self.path = Path(path)
+        self.lock = None
+        self.con = None
+        if not self.path.is_file():
+            raise FourHundredError(
+                f"results database {str(self.path)!r} does not exist: expected the SQLite file "
+                "of a tournament (fourhundred tournament --db / --out)"
+            )
+        if fingerprint is not None:
+            check_fingerprint(self.path, fingerprint)
+        else:
+            read_meta(self.path)
+        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
