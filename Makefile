@@ -4,9 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 TORCH_WHEEL ?= torch==2.13.0
-EXTRAS ?= train,pettingzoo,plots,sb3,web,ray,dev
+EXTRAS ?= train,pettingzoo,plots,sb3,web,ray,docs,dev
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format docs docs-serve bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,10 +35,20 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# The manual (mkdocs.yml, docs/): built into site/; --strict makes a broken link, a missing
+# reference or any other warning an error. The generated tables come from the code
+# (docs/gen_pages.py, a hook of the build). NO_MKDOCS_2_WARNING: Material's end-of-life banner.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# The manual at http://127.0.0.1:8000/, rebuilt on every edit (Ctrl-C stops)
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) benchmarks/engine_throughput.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build site *.egg-info
 	find fourhundred_env agents -name '*.nb[ic]' -delete  # numba's compiled kernels

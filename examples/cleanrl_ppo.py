@@ -20,7 +20,10 @@ the number of learner decisions (``global_step``). What 400 changes:
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import inspect
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -77,15 +80,30 @@ class Args:
     """Write TensorBoard events (needs the tensorboard package)."""
 
 
+def field_help(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), for its flag's help."""
+    body = ast.parse(inspect.getsource(cls)).body[0].body
+    return {
+        a.target.id: " ".join(b.value.value.split()).replace("%", "%%")
+        for a, b in itertools.pairwise(body)
+        if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
+        and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+    }  # fmt: skip
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Args from the command line, one flag per field."""
+    """Args from the command line, one flag per field, its docstring as the help."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    docs = field_help(Args)
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
+        text = f"{docs[f.name]} (default: %(default)s)"
         if isinstance(f.default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=f.default, help=text
+            )
         else:
-            parser.add_argument(flag, type=type(f.default), default=f.default)
+            parser.add_argument(flag, type=type(f.default), default=f.default, help=text)
     return Args(**vars(parser.parse_args(argv)))
 
 

@@ -15,8 +15,11 @@ is saved as ``model.zip`` in the run folder.
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import importlib.util
+import inspect
+import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,16 +64,29 @@ class Args:
     """Where run folders go."""
 
 
+def field_help(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), for its flag's help."""
+    body = ast.parse(inspect.getsource(cls)).body[0].body
+    return {
+        a.target.id: " ".join(b.value.value.split()).replace("%", "%%")
+        for a, b in itertools.pairwise(body)
+        if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
+        and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+    }  # fmt: skip
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """Args from the command line: one flag per field, its docstring as the help."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    docs = field_help(Args)
     for f in dataclasses.fields(Args):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         flag = "--" + f.name.replace("_", "-")
+        text = f"{docs[f.name]} (default: %(default)s)"
         if isinstance(default, list):
-            parser.add_argument(flag, type=int, nargs="+", default=default)
+            parser.add_argument(flag, type=int, nargs="+", default=default, help=text)
         else:
-            parser.add_argument(flag, type=type(default), default=default)
+            parser.add_argument(flag, type=type(default), default=default, help=text)
     return Args(**vars(parser.parse_args(argv)))
 
 

@@ -29,6 +29,7 @@ from fourhundred_cli import (
     tournament,
     train,
 )
+from fourhundred_env import __version__
 from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
@@ -36,20 +37,47 @@ COMMANDS: tuple[ModuleType, ...] = (
 )  # fmt: skip
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every flag's help ends with its default: " (default: X)" is added where the help does
+    not say it already; a flag whose default is None says what None means itself."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        quiet = default is None or default is False or default is argparse.SUPPRESS
+        quiet = quiet or default == []
+        if "default" in text or quiet or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fourhundred", description="400 (Lebanese/Syrian trick-taking game) for AI bots"
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"fourhundred {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        p = sub.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        p = sub.add_parser(
+            command.NAME, help=command.HELP, description=command.HELP,
+            formatter_class=_HelpFormatter,
+        )  # fmt: skip
         command.add_arguments(p)
-        p.set_defaults(_command=command.run)
+        p.set_defaults(_command=command.run, _parser=p)
     return parser
 
 
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line parsed; an unknown flag of a subcommand is reported with that
+    subcommand's usage (argparse alone shows the top-level one), exit code 2."""
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     interrupted: list[bool] = []
 
     def on_interrupt(signum: int, frame: object) -> None:

@@ -25,18 +25,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "bidder", help="agent spec of the bidder, e.g. neural-bid:agents/pretrained/bidder.pt"
     )
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--hand", help='the 13 cards of the seat to bid, e.g. "AH KH 10S 2C ..."')
-    where.add_argument("--deal-seed", type=int, help="or a seeded deal (match 0's first hand)")
+    where.add_argument(
+        "--hand",
+        help='the 13 cards of the seat to bid, e.g. "AH KH 10S 2C ..." (this or --deal-seed)',
+    )
+    where.add_argument(
+        "--deal-seed", type=int, help="or a seeded deal: match 0's first hand (this or --hand)"
+    )
     p.add_argument("--scores", default="0,0,0,0", help="scores before the hand, seats 0-3")
     p.add_argument("--dealer", type=int, default=3, help="the dealer's seat (3: seat 0 bids first)")
-    p.add_argument("--bids", default="", help="with --hand: the bids made so far, in order")
+    p.add_argument(
+        "--bids", default="", help="with --hand: the bids made so far, in order (default: none)"
+    )
     p.add_argument("--seat", type=int, default=0,
                    help="with --deal-seed: the seat to analyse (earlier seats bid as --play)")  # fmt: skip
     p.add_argument("--play", default="heuristic-v1", help="plays the cards in the play-outs")
-    p.add_argument("--worlds", type=int, default=128, help="worlds per bid (128)")
+    p.add_argument("--worlds", type=int, default=128, help="worlds per bid")
     p.add_argument("--seed", type=int, default=0, help="seed of the worlds")
-    p.add_argument("--rules", default="wiki")
-    p.add_argument("--plot", metavar="PNG", help="also draw the analysis to this file")
+    p.add_argument("--rules", default="wiki", help="rules preset: wiki or pagat")
+    p.add_argument(
+        "--plot", metavar="PNG", help="also draw the analysis to this file (default: none)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

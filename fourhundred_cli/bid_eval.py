@@ -19,24 +19,24 @@ HELP = "compare a bidder with other bids, card play fixed (--report: the bidding
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bidder", help="agent spec of the bidder, e.g. neural-bid:runs/.../policy.pt")
-    p.add_argument("--baseline", default="heuristic", help="bidder to compare with (heuristic)")
+    p.add_argument("--baseline", default="heuristic", help="bidder to compare with")
     p.add_argument(
         "--play", default=None,
-        help="agent that plays the cards (heuristic; heuristic-v1 with --report)",
+        help="agent that plays the cards (default heuristic; heuristic-v1 with --report)",
     )  # fmt: skip
-    p.add_argument("--tables", type=int, default=1024)
+    p.add_argument("--tables", type=int, default=1024, help="tables played side by side")
     p.add_argument("--rounds", type=int, default=20, help="hands per table")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rules", default="wiki")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals")
+    p.add_argument("--rules", default="wiki", help="rules preset: wiki or pagat")
     g = p.add_argument_group("the bidding benchmark")
     g.add_argument("--report", action="store_true",
                    help="the standard report against heuristic-v1's and minbid's bids")  # fmt: skip
     g.add_argument("--deals", type=int, default=256,
-                   help="deals per match situation and dealer (256)")  # fmt: skip
+                   help="deals per match situation and dealer")  # fmt: skip
     g.add_argument("--matches", type=int, default=200,
-                   help="duplicate matches per baseline (200; 0: hands only)")  # fmt: skip
+                   help="duplicate matches per baseline (0: hands only)")  # fmt: skip
     g.add_argument("--out", default="runs/bid-eval", help="folder of the report and tournaments")
-    g.add_argument("--workers", type=int, default=1, help="tournament processes (1)")
+    g.add_argument("--workers", type=int, default=1, help="tournament processes")
 
 
 def run(args: argparse.Namespace) -> int:

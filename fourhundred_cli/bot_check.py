@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, default=10.0, help="soft limit per move, s")
     p.add_argument("--hard-limit", type=float, default=20.0, help="hard limit per move, s")
     p.add_argument("--transcript", metavar="FILE",
-                   help="write every line sent (>) and received (<) to FILE, by seat")  # fmt: skip
+                   help="write every line sent (>) and received (<) to FILE, by seat "
+                   "(default: none)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

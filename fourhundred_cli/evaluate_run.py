@@ -14,7 +14,12 @@ HELP = "play a run's snapshots against a fixed agent after the fact; log eval/* 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="a run folder (runs/<name>__<seed>__<time>)")
     p.add_argument("--opponent", default=None, help="agent spec (default: the run's eval_opponent)")
-    p.add_argument("--matches", type=int, default=None, help="duplicate matches per snapshot")
+    p.add_argument(
+        "--matches",
+        type=int,
+        default=None,
+        help="duplicate matches per snapshot (default: the run's eval_matches)",
+    )
     p.add_argument("--every", type=int, default=1, help="evaluate every K-th snapshot")
 
 

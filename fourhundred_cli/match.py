@@ -31,8 +31,10 @@ def play_random_match(
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
-    p.add_argument("--max-bid", type=int, default=4, help="highest bid the random bots make (4)")
-    p.add_argument("--max-hands", type=int, default=1000, help="stop an unfinished match (1000)")
+    p.add_argument("--max-bid", type=int, default=4, help="highest bid the random bots make")
+    p.add_argument(
+        "--max-hands", type=int, default=1000, help="stop an unfinished match after this many hands"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,10 +14,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip
     p.add_argument("--port", type=int, default=8400, help="port (default 8400; 0: any free port)")
-    p.add_argument("--db", help="a tournament's results database to watch (read-only)")
+    p.add_argument(
+        "--db", help="a tournament's results database to watch, read-only (default: none)"
+    )
     p.add_argument("--agent", action="append", default=[], metavar="SPEC", dest="agents",
                    help="also offer this bot at the table (neural:PATH, pimc:worlds=32...); "
-                   "repeatable")  # fmt: skip
+                   "repeatable (default: none)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

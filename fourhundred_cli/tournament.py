@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 from typing import Any
 
 from fourhundred_cli.common import check_seed
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
 
 NAME = "tournament"
 HELP = "play a duplicate tournament between agents; print and save the leaderboard"
@@ -16,51 +18,95 @@ DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from tournament.config import TournamentConfig
+
+    def default(name: str) -> Any:  # a flag's default is the config field's (no --config)
+        return next(f.default for f in fields(TournamentConfig) if f.name == name)
+
     p.add_argument(
         "--config",
         help="YAML tournament config, or a bundled one's name: default, "
-        "pagat, acceptance (configs/tournament_*.yaml); flags override it",
+        "pagat, acceptance (configs/tournament_*.yaml); flags override it (default: none, "
+        "the defaults below)",
     )
     p.add_argument(
         "--agents", nargs="+", metavar="SPEC",
         help=f"agent specs, e.g. heuristic random:any neural:PATH (default {' '.join(DEFAULT_AGENTS)})",
     )  # fmt: skip
-    p.add_argument("--matches", type=int, help="duplicate matches per pairing (each played twice)")
-    p.add_argument("--seed", type=int, help="seed of the deals and the agents")
-    p.add_argument("--rules", help="rules preset: wiki or pagat")
-    p.add_argument("--max-hands", type=int, help="stop a match after this many hands (a draw)")
+    p.add_argument("--matches", type=int,
+                   help="duplicate matches per pairing, each played twice with the partnerships "
+                   f"swapped (default {default('matches')})")  # fmt: skip
+    p.add_argument("--seed", type=int,
+                   help=f"seed of the deals and the agents (default {default('seed')})")  # fmt: skip
+    p.add_argument("--rules", help="rules preset: wiki or pagat (default wiki)")
+    p.add_argument("--max-hands", type=int,
+                   help="stop a match after this many hands: a draw "
+                   f"(default {default('max_hands')})")  # fmt: skip
     p.add_argument("--workers", type=int,
-                   help="processes (default 2; 1: in this process); with --backend ray and no "
-                   "--address, the CPUs of the local Ray instance")  # fmt: skip
+                   help=f"processes (default {default('workers')}; 1: in this process); with "
+                   "--backend ray and no --address, the CPUs of the local Ray instance")  # fmt: skip
     p.add_argument("--backend", choices=("local", "ray"),
-                   help="where jobs run: local processes (default) or Ray tasks (the ray extra)")  # fmt: skip
+                   help="where jobs run: local processes or Ray tasks (the ray extra) "
+                   f"(default {default('backend')})")  # fmt: skip
     p.add_argument("--address", dest="ray_address", metavar="ADDR",
                    help="with --backend ray: the Ray cluster's head, HOST:PORT or auto "
                    "(default: a local Ray instance for this run)")  # fmt: skip
-    p.add_argument("--table-batch", type=int, help="tables per job played in lockstep")
-    p.add_argument("--chunk-matches", type=int, help="duplicate matches per job")
+    p.add_argument(
+        "--table-batch",
+        type=int,
+        help=f"tables per job played in lockstep (default {default('table_batch')})",
+    )
+    p.add_argument(
+        "--chunk-matches",
+        type=int,
+        help=f"duplicate matches per job (default {default('chunk_matches')})",
+    )
     p.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=None,
-                   help="also play each agent against a copy of itself")  # fmt: skip
+                   help="also play each agent against a copy of itself (default: no)")  # fmt: skip
     p.add_argument("--move-time-limit", type=float, dest="move_time_limit_s",
-                   help="soft per-move limit, seconds (slow moves are recorded)")  # fmt: skip
+                   help="soft per-move limit, seconds: slow moves are recorded "
+                   f"(default {Rules().move_time_limit_s:g})")  # fmt: skip
     p.add_argument("--move-hard-limit", type=float, dest="move_hard_limit_s",
-                   help="hard per-move limit, seconds (the contract is forfeited)")  # fmt: skip
+                   help="hard per-move limit, seconds: the contract is forfeited "
+                   f"(default {Rules().move_hard_limit_s:g})")  # fmt: skip
     p.add_argument("--db", help="SQLite results file (default <out>/results.sqlite)")
-    p.add_argument("--out", dest="out_dir", help="directory of the report and database")
-    p.add_argument("--tensorboard", help="also log the report to TensorBoard in this directory")
-    p.add_argument("--bootstrap", type=int, help="bootstrap resamples of the Elo intervals")
-    p.add_argument("--elo-anchor", help="agent whose Elo is pinned at 1500")
+    p.add_argument(
+        "--out",
+        dest="out_dir",
+        help=f"directory of the report and database (default {default('out_dir')})",
+    )
+    p.add_argument(
+        "--tensorboard",
+        metavar="DIR",
+        help="also log the report to TensorBoard in this directory (default: no)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        help=f"bootstrap resamples of the Elo intervals (default {default('bootstrap')})",
+    )
+    p.add_argument(
+        "--elo-anchor",
+        metavar="SPEC",
+        help="agent whose Elo is pinned at 1500 (default: none, the mean is 1500)",
+    )
     p.add_argument("--agent-module", action="append", dest="agent_modules", metavar="MODULE",
-                   help="import MODULE first (it registers more agents); repeatable")  # fmt: skip
+                   help="import MODULE first (it registers more agents); repeatable "
+                   "(default: none)")  # fmt: skip
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override any config key (value in YAML syntax); repeatable")  # fmt: skip
+                   help="override any config key (value in YAML syntax); repeatable "
+                   "(default: none)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--overwrite", action="store_true",
                    help="discard an existing results database first (default: resume it)")  # fmt: skip
     p.add_argument("--report-only", action="store_true",
                    help="play nothing; report what the database holds")  # fmt: skip
     p.add_argument("--list-agents", action="store_true", help="list the registered agents and exit")
-    p.add_argument("--plots", metavar="DIR", help="also write the report's figures (PNG) to DIR")
+    p.add_argument(
+        "--plots",
+        metavar="DIR",
+        help="also write the report's figures (PNG) to DIR (default: none)",
+    )
 
 
 _OVERRIDE_KEYS = (

@@ -21,7 +21,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "selfplay, exit, bidding, bidding_q (configs/*.yaml; defaults if omitted)",
     )
     p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    p.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue this run from its last checkpoint (default: a new run)",
+    )
     p.add_argument("--no-eval", action="store_true", help="skip the tournament evaluations")
 
 

@@ -567,7 +567,7 @@ class Engine:
 
     # -- tournament support ---------------------------------------------------------------------
     def forfeit(self, state: State, index: np.ndarray, seat: np.ndarray) -> None:
-        """Score the contract of `seat` at tables `index` as missed this hand (RULES.md, conduct)."""
+        """Score the contract of `seat` at tables `index` as missed this hand (docs/rules.md, conduct)."""
         idx = self._index(state, index)
         seats = _integers(seat, "seat", 0, 3)
         K.forfeit(state.records, idx, np.ascontiguousarray(np.broadcast_to(seats, idx.shape)))

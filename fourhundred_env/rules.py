@@ -1,9 +1,10 @@
-"""The rules of 400 as a frozen config, and the pure scoring functions of RULES.md.
+"""The rules of 400 as a frozen config, and the pure scoring functions of the rules page.
 
-Every flag of ``shared/RULES.md`` is a field of :class:`Rules`. The scalar functions here
-(`bid_value`, `min_bid`, `required_total`, `bids_total`, `hand_is_played`, `team_qualifies`,
-`end_of_game`) are the reference the batched engine is tested against; the engine has its
-own vectorised copies built from the same tables (`value_table`).
+Every flag of the rules (docs/rules.md, the manual's rules page) is a field of
+:class:`Rules`. The scalar functions here (`bid_value`, `min_bid`, `required_total`,
+`bids_total`, `hand_is_played`, `team_qualifies`, `end_of_game`) are the reference the
+batched engine is tested against; the engine has its own vectorised copies built from the
+same tables (`value_table`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _PAGAT_VALUES = tuple(b if b <= 6 else 2 * b for b in range(14))
 
 @dataclass(frozen=True)
 class Rules:
-    """One rules profile. Defaults are the Lebanese ("wiki") profile of RULES.md."""
+    """One rules profile. Defaults are the Lebanese ("wiki") profile of docs/rules.md."""
 
     no_face_redeal: bool = True
     """A player whose hand holds no A, K, Q or J may ask for a redeal at their bidding turn."""

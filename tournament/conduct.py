@@ -1,4 +1,4 @@
-"""The conduct of a bot (RULES.md): every batched call timed and judged against the limits.
+"""The conduct of a bot (docs/rules.md): every batched call timed and judged against the limits.
 
 A call that raises, exceeds ``move_hard_limit_s`` or returns an illegal action is a forfeit at
 each of its tables; a call slower than ``move_time_limit_s`` is a slow move at each of them.

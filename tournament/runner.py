@@ -5,7 +5,7 @@ Each seat of each side is served by its own agent instance (8 per job), which on
 batched call for the tables where its seat is to act (or a few parts of it, sized by
 :mod:`tournament.pacing`); finished matches are replaced by the job's next game.
 
-Conduct (RULES.md, :mod:`tournament.conduct`): a call that raises, exceeds
+Conduct (docs/rules.md, :mod:`tournament.conduct`): a call that raises, exceeds
 ``move_hard_limit_s`` or returns an illegal action has the seat's contract scored as missed at
 those tables (`Engine.forfeit`), the lowest legal action is played for it, and an event is
 recorded; calls slower than ``move_time_limit_s`` are recorded as slow. A match that reaches

@@ -12,7 +12,7 @@ JSON object per line on stdin and answers one per line on stdout; it logs to std
 
 Each seat gets its own bot process; each decision is one ``act`` that must be answered
 within the hard limit. A bot that answers late, dies, or writes anything but the one answer
-line forfeits that move (RULES.md, timing and conduct) and is killed and started again for the
+line forfeits that move (docs/rules.md, timing and conduct) and is killed and started again for the
 next one; an illegal action forfeits the move and the bot goes on. Outside a tournament a
 failure is a FourHundredError.
 """
