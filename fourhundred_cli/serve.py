@@ -20,6 +20,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", action="append", default=[], metavar="SPEC", dest="agents",
                    help="also offer this bot at the table (neural:PATH, pimc:worlds=32...); "
                    "repeatable (default: none)")  # fmt: skip
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   dest="allowed_hosts",
+                   help="a name the browser may reach the server by, besides localhost, "
+                   "127.0.0.1, [::1] and --host ('*': any, behind a proxy that checks it); "
+                   "repeatable (default: none)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not 0 <= args.port <= 65535:
         raise FourHundredError(f"--port {args.port}: expected 0 to 65535")
-    app = create_app(db=args.db, agents=args.agents)
+    app = create_app(db=args.db, agents=args.agents,
+                     allowed_hosts=[args.host, *args.allowed_hosts])  # fmt: skip
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
     _announce_when_started(server, args.host)

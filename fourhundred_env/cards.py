@@ -157,7 +157,7 @@ def parse_action(action: str | int | np.integer) -> int:
     t = action.strip()
     if t.lower() == "redeal":
         return REDEAL_ACTION
-    if t.isdigit():
+    if t.isascii() and t.isdigit():  # isdigit alone takes "²", which int() refuses
         bid = int(t)
         if not 1 <= bid <= 13:
             raise CardError(f"bid {t!r} is out of range: expected 1 to 13")

@@ -17,6 +17,7 @@ server open a file of its choosing.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -190,15 +191,18 @@ def _hand_groups(card_set: int) -> list[dict[str, Any]]:
 class PlaySession:
     """One match between a person at `seat` and three bots (see the module docstring).
 
-    `bots` maps each other seat to an agent spec (`labels`, to the name shown). Methods that change the table raise
-    RequestError (nothing changed) for a request that cannot be carried out now.
+    `bots` maps each other seat to an agent spec (`labels`, to the name shown). Methods that
+    change the table raise RequestError (nothing changed) for a request that cannot be
+    carried out now. `seed` deals the cards and is the server's alone (never in `state`);
+    `agent_seeds` seed the bots by seat (None: ``seed * 4 + seat``, a reproducible table).
     """
 
     seat: int
     bots: Mapping[int, str]
     rules: Rules
-    seed: int
+    seed: int = field(repr=False)
     labels: Mapping[int, str] = field(default_factory=dict)
+    agent_seeds: Mapping[int, int] | None = field(default=None, repr=False)
     table: Table = field(init=False)
     agents: dict[int, Agent] = field(init=False)
     lock: threading.Lock = field(init=False, default_factory=threading.Lock)
@@ -210,7 +214,8 @@ class PlaySession:
             raise RequestError(f"seat={self.seat!r}: expected 0, 1, 2 or 3")
         if sorted(self.bots) != [s for s in range(4) if s != self.seat]:
             raise RequestError(f"bots for seats {sorted(self.bots)}: expected the other three")
-        self.agents = {s: make_agent(spec, self.rules, seed=self.seed * 4 + s)
+        seeds = self.agent_seeds or {s: self.seed * 4 + s for s in self.bots}
+        self.agents = {s: make_agent(spec, self.rules, seed=seeds[s])
                        for s, spec in self.bots.items()}  # fmt: skip
         for agent in self.agents.values():
             agent.reset(1)
@@ -259,7 +264,7 @@ class PlaySession:
             raise OutOfTurnError(f"it is S{self.table.to_play}'s turn, not yours")
         try:
             a = parse_action(action)
-        except CardError as e:
+        except (CardError, ValueError) as e:  # ValueError: parse_action's int("²")
             raise RequestError(f"action {action!r} is not understood: {e}") from None
         view = self._view()
         if not view.legal_mask[0, a]:
@@ -382,11 +387,21 @@ def _why_illegal(view: SeatView, action: int) -> str:
     return f"you must follow the suit led ({'CDSH'[int(view.led_suit[0])]})"
 
 
+SECRET_BITS = 63
+"""Bits of a secret table's deal seed and of each bot's seed (drawn by `secrets`): too many
+to search for from the cards a person holds."""
+
+
 def new_session(
-    seat: int, partner: str, right: str, left: str, rules: str, seed: int,
+    seat: int, partner: str, right: str, left: str, rules: str, seed: int | None,
     choices: Mapping[str, AgentChoice],
 ) -> PlaySession:  # fmt: skip
-    """A session from a browser's choices, each checked against the server's lists."""
+    """A session from a browser's choices, each checked against the server's lists.
+
+    `seed` None (what a page gets unless it asks for a seed): the deal and the bots' seeds
+    are secrets drawn here and kept by the session, so nothing the browser is sent tells
+    the bots' cards. A `seed` given is a reproducible table for the person who chose it:
+    the same deals and the same bots' seeds every time."""
     for role, spec in (("partner", partner), ("right", right), ("left", left)):
         if spec not in choices:
             raise RequestError(
@@ -396,4 +411,8 @@ def new_session(
         raise RequestError(f"rules={rules!r}: expected one of {sorted(PRESETS)}")
     bots = {(seat + 2) % 4: partner, (seat + 1) % 4: right, (seat + 3) % 4: left}
     labels = {s: choices[spec].label for s, spec in bots.items()}
-    return PlaySession(seat, bots, Rules.preset(rules), seed, labels)
+    if seed is not None:
+        return PlaySession(seat, bots, Rules.preset(rules), seed, labels)
+    agent_seeds = {s: secrets.randbits(SECRET_BITS) for s in bots}
+    return PlaySession(seat, bots, Rules.preset(rules), secrets.randbits(SECRET_BITS), labels,
+                       agent_seeds)  # fmt: skip

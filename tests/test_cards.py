@@ -79,4 +79,7 @@ def test_malformed_hands_and_actions() -> None:
         parse_action("14")
     with pytest.raises(CardError, match="action id 66 is out of range"):
         parse_action(66)
+    for text in ("²", "٣"):  # digits to str.isdigit, not to int()
+        with pytest.raises(CardError):
+            parse_action(text)
     assert hand_text(cards_to_set(parse_hand("2C AH 10H KS", None))) == "AH 10H | KS | 2C"

@@ -1,4 +1,8 @@
-"""The web server's JSON API (fourhundred_web): play, watch, and every bad request refused."""
+"""The web server's JSON API (fourhundred_web): play, watch, and every bad request refused.
+
+Every call on a table after its creation carries the table's token (issue 40): `_new` keeps
+it and `_auth` sends it. The hostile cases (tokens, hosts, origins, bodies, a slow bot, secret
+deals, fuzzed requests) are in tests/test_web_safety.py."""
 
 from __future__ import annotations
 
@@ -22,27 +26,43 @@ from fourhundred_web.app import MAX_BODY, create_app
 from fourhundred_web.play import DEFAULT_BOTS
 
 CARD = re.compile(r'"((?:10|[2-9JQKA])[CDSH])"')
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
 def client(results_db: Path) -> TestClient:
-    return TestClient(create_app(db=results_db))
+    # the server answers to this machine's names only, not TestClient's "testserver"
+    app = create_app(db=results_db, max_tables=500, max_per_client=500)  # tests make many
+    return TestClient(app, base_url="http://localhost")
+
+
+TOKENS: dict[str, str] = {}
+"""The token of every table these tests made, by id."""
+
+
+def _auth(table: str) -> dict[str, str]:
+    return {"X-Table-Token": TOKENS.get(table, "")}
 
 
 def _new(client: TestClient, **body: Any) -> tuple[str, dict[str, Any]]:
     r = client.post("/api/tables", json={"seed": 3, **body})
     assert r.status_code == 200, r.json()
+    TOKENS[r.json()["id"]] = r.json()["token"]
     return r.json()["id"], r.json()["state"]
 
 
 def _act(client: TestClient, table: str, **body: Any) -> dict[str, Any]:
-    r = client.post(f"/api/tables/{table}/act", json=body)
+    r = client.post(f"/api/tables/{table}/act", json=body, headers=_auth(table))
     assert r.status_code == 200, r.json()
     return r.json()["state"]
 
 
+def _deal(client: TestClient, table: str) -> Any:
+    return client.post(f"/api/tables/{table}/deal", headers=_auth(table))
+
+
 def _state(client: TestClient, table: str) -> dict[str, Any]:
-    return client.get(f"/api/tables/{table}").json()["state"]
+    return client.get(f"/api/tables/{table}", headers=_auth(table)).json()["state"]
 
 
 def _without_frames(state: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +111,7 @@ def test_a_whole_hand_through_the_api_shows_only_what_the_seat_may_know(
             assert sum(row["tricks"]) == 13 and row["scores"] == state["scores"]
         # the next hand is dealt on request; the bots move up to the person's first decision
         number = state["hand_number"]
-        state = client.post(f"/api/tables/{table}/deal").json()["state"]
+        state = _deal(client, table).json()["state"]
         assert state["hand_number"] == number + 1
 
 
@@ -99,7 +119,7 @@ def test_a_whole_match_to_the_end(client: TestClient) -> None:
     table, state = _new(client, seat=0, partner="heuristic", right="random", left="random")
     while state["phase"] != "match_over":
         if state["phase"] == "hand_over":
-            state = client.post(f"/api/tables/{table}/deal").json()["state"]
+            state = _deal(client, table).json()["state"]
         else:
             state = _act(
                 client, table, action=state["legal"][-1 if state["phase"] == "play" else 0]
@@ -107,7 +127,7 @@ def test_a_whole_match_to_the_end(client: TestClient) -> None:
     assert state["winner"] in (0, 1)
     last = state["sheet"][-1]
     assert last["winner"] == state["winner"] and len(state["sheet"]) == state["hand_number"]
-    r = client.post(f"/api/tables/{table}/deal")
+    r = _deal(client, table)
     assert r.status_code == 409 and "match is over" in r.json()["error"]
 
 
@@ -141,7 +161,7 @@ def _refused(
     client: TestClient, table: str, status: int, match: str, method: str, path: str, **kw: Any
 ) -> None:
     before = _without_frames(_state(client, table))
-    r = client.request(method, path, **kw)
+    r = client.request(method, path, **{**kw, "headers": {**kw.get("headers", {}), **_auth(table)}})
     assert r.status_code == status, r.text
     assert re.search(match, r.json()["error"]), r.json()
     assert _without_frames(_state(client, table)) == before
@@ -164,7 +184,7 @@ def test_an_illegal_card_or_bid_is_refused_with_the_reason(client: TestClient) -
     # on to a trick another seat led, where some card held must not be played
     while not (state["phase"] == "play" and set(held()) - set(state["legal"])):
         if state["phase"] == "hand_over":
-            state = client.post(f"/api/tables/{table}/deal").json()["state"]
+            state = _deal(client, table).json()["state"]
         else:
             state = _act(client, table, action=state["legal"][0])
     assert state["trick"]
@@ -194,13 +214,13 @@ def test_out_of_turn_is_refused(client: TestClient) -> None:
 @pytest.mark.parametrize(
     "kw, status, match",
     [
-        ({"content": b"{not json"}, 400, r"malformed JSON"),
-        ({"content": b"\xff\xfe"}, 400, r"malformed JSON"),
+        ({"content": b"{not json", "headers": JSON}, 400, r"malformed JSON"),
+        ({"content": b"\xff\xfe", "headers": JSON}, 400, r"malformed JSON"),
         ({"json": ["AH"]}, 400, r"expected a JSON object"),
         ({"json": {"action": 65}}, 400, r"action=65: expected text"),
         ({"json": {"action": "AH", "cheat": 1}}, 400, r"unknown field\(s\) \['cheat'\]"),
         ({"json": {"action": "2", "seat": "x"}}, 400, r"seat='x': expected an integer"),
-        ({"content": b" " * (MAX_BODY + 1)}, 413, r"over 65536 bytes"),
+        ({"content": b" " * (MAX_BODY + 1), "headers": JSON}, 413, r"over 65536 bytes"),
     ],
     ids=["malformed", "not-utf8", "list", "int-action", "unknown-field", "bad-seat", "too-big"],
 )
@@ -314,7 +334,7 @@ def test_watch_refuses_bad_queries(
 
 
 def test_without_a_database_watch_says_how_to_open_one() -> None:
-    client = TestClient(create_app())
+    client = TestClient(create_app(), base_url="http://127.0.0.1")
     assert client.get("/api/options").json()["watch"] is False
     r = client.get("/api/watch")
     assert r.status_code == 404 and "fourhundred serve --db PATH" in r.json()["error"]
@@ -327,3 +347,22 @@ def test_serve_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys) -> None
     assert "--port 70000" in capsys.readouterr().err
     with pytest.raises(FourHundredError, match="unknown agent 'nobody'"):
         create_app(agents=["nobody"])
+
+
+def test_serve_lets_the_browser_reach_it_by_its_host_and_allowed_names(monkeypatch) -> None:
+    import uvicorn
+
+    import fourhundred_web.app as web
+
+    made: list[Any] = []
+
+    def capture(**kw):
+        made.append(create_app(**kw))
+        return made[-1]
+
+    monkeypatch.setattr(web, "create_app", capture)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    assert main(["serve", "--host", "box.lan", "--allowed-host", "table.example"]) == 0
+    for host, status in (("box.lan", 200), ("table.example", 200), ("evil.example", 400)):
+        r = TestClient(made[0], base_url=f"http://{host}").get("/api/options")
+        assert r.status_code == status, host

@@ -175,3 +175,31 @@ def test_a_recorded_match_replayed_card_by_card(page: Any) -> None:
     page.select_option("#r-layout", "sequence")
     assert page.locator("#twins.sequence .twin.active").count() == 1
     page.screenshot(path=str(SHOTS / "replay-sequence.png"), full_page=True)
+
+
+def test_a_secret_table_answers_only_its_page_and_new_match_closes_it(
+    page: Any, base_url: str
+) -> None:
+    page.goto("about:blank")
+    page.goto(f"{base_url}/#play")
+    assert page.get_attribute("#seed", "placeholder") == "secret"
+    page.screenshot(path=str(SHOTS / "play-setup.png"))
+    page.select_option("#speed", "0")
+    for seat in ("partner", "right", "left"):
+        page.select_option(f"#bot-{seat}", "heuristic")
+    page.click("#start")  # no seed: the deal is the server's secret
+    _idle(page)
+    status = """async (token) => (await fetch(`/api/tables/${Play.tableId}`,
+        {headers: token === null ? {} : {"X-Table-Token": token}})).status"""
+    table, token = page.evaluate("[Play.tableId, Play.token]")
+    assert table and token
+    assert page.evaluate(status, token) == 200
+    assert page.evaluate(status, None) == 401 and page.evaluate(status, "forged") == 403
+    page.click("#new-game")  # the page closes the table it showed, then shows the setup
+    page.wait_for_selector("#setup:not([hidden])")
+    closed = page.evaluate(
+        """async ([table, token]) => (await fetch(`/api/tables/${table}`,
+        {headers: {"X-Table-Token": token}})).status""",
+        [table, token],
+    )
+    assert closed == 404

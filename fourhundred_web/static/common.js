@@ -4,9 +4,10 @@
 
 const SUIT_SYMBOL = { C: "♣", D: "♦", S: "♠", H: "♥" };
 
-/** Call the API; on a refused request show its error line and throw. */
+/** Call the API; on a refused request show its error line and throw. `options.headers`:
+ * extra headers (a table's X-Table-Token). */
 async function api(path, options = {}) {
-  const init = { method: options.method || "GET", headers: {} };
+  const init = { method: options.method || "GET", headers: { ...(options.headers || {}) } };
   if (options.body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(options.body);

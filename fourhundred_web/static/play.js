@@ -5,6 +5,7 @@
 
 const Play = {
   tableId: null,
+  token: null, // the table's token: the server answers only the page that holds it
   state: null,
   lastTrick: null, // the trick completed by the latest frames, shown until the next card
 
@@ -22,7 +23,23 @@ const Play = {
       rules.append(el("option", { value: preset, selected: preset === "wiki" }, preset));
     }
     document.getElementById("start").addEventListener("click", () => this.start());
-    document.getElementById("new-game").addEventListener("click", () => this.showSetup());
+    document.getElementById("new-game").addEventListener("click", () => this.newGame());
+  },
+
+  /** Close the table shown (the server keeps a few per client) and show the setup. */
+  async newGame() {
+    if (this.tableId) {
+      const closing = fetch(`/api/tables/${this.tableId}`,
+        { method: "DELETE", headers: this.headers() });
+      this.tableId = null;
+      this.token = null;
+      await closing.catch(() => {}); // already gone: nothing to close
+    }
+    this.showSetup();
+  },
+
+  headers() {
+    return { "X-Table-Token": this.token };
   },
 
   showSetup() {
@@ -49,16 +66,19 @@ const Play = {
       return;
     }
     this.tableId = data.id;
+    this.token = data.token;
     document.getElementById("setup").hidden = true;
     document.getElementById("game").hidden = false;
-    document.getElementById("log").textContent = `seed ${data.seed}`;
+    document.getElementById("log").textContent = data.seed === undefined
+      ? "secret deal (give a seed for a table you can play again)" : `seed ${data.seed}`;
     await this.show(data.state);
   },
 
   async send(path, body) {
     this.setBusy(true);
     try {
-      const data = await api(`/api/tables/${this.tableId}/${path}`, { method: "POST", body });
+      const data = await api(`/api/tables/${this.tableId}/${path}`,
+        { method: "POST", body, headers: this.headers() });
       await this.show(data.state);
     } catch (e) {
       this.setBusy(false); // the error line says why; the table is as it was
