@@ -131,5 +131,24 @@ class RecordBatch:
         return cls.from_records(records, **batches[0]._scalars())
 
 
+def shared_fields(*classes: type[RecordBatch]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The array fields that every one of `classes` declares with the same dtype and shape, in
+    the first one's order: (names of those with one value per table, names of those with an
+    array per table). Kernels copy records field by field over them (``literal_unroll``), so a
+    field added to the classes is copied with no edit of the copy."""
+    first, *others = classes
+    declared = [{f.name: f.metadata for f in dataclasses.fields(c) if "dtype" in f.metadata}  # type: ignore[arg-type]
+                for c in others]  # fmt: skip
+    shared = [
+        f
+        for f in dataclasses.fields(first)  # type: ignore[arg-type]
+        if "dtype" in f.metadata and all(d.get(f.name) == f.metadata for d in declared)
+    ]
+    return (
+        tuple(f.name for f in shared if not f.metadata["shape"]),
+        tuple(f.name for f in shared if f.metadata["shape"]),
+    )
+
+
 def _rebuild(cls: type[RecordBatch], records: np.ndarray, scalars: dict[str, Any]) -> RecordBatch:
     return cls.from_records(records, **scalars)

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import literal_unroll
 
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ZERO, helper, kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.records import RecordBatch, array_field
+from fourhundred_env.records import RecordBatch, array_field, shared_fields
 
 
 @dataclass(eq=False, repr=False)
@@ -63,6 +64,35 @@ class SeatView(RecordBatch):
 SeatView._layout()
 
 
+TABLE_SCALARS, TABLE_ARRAYS = shared_fields(State)
+"""Every array field of :class:`State` (one value per table, an array per table): what
+`copy_table` copies."""
+PUBLIC_SCALARS, PUBLIC_ARRAYS = shared_fields(State, SeatView)
+"""The fields a :class:`SeatView` holds as the table holds them (the same name, dtype and
+shape in both): what `copy_public` copies either way between a table and a view. The view's
+other fields (`table`, `seat`, its own `hand_set`, `played_set`, `legal_mask`) are worked
+out by `cut_view`; the table's others are not shown to a seat."""
+
+
+@helper
+def copy_table(src: np.ndarray, dst: np.ndarray) -> None:
+    """Copy every field of the State record `src` into the State record `dst`."""
+    for name in literal_unroll(TABLE_SCALARS):
+        dst[name] = src[name]
+    for name in literal_unroll(TABLE_ARRAYS):
+        dst[name][...] = src[name]
+
+
+@helper
+def copy_public(src: np.ndarray, dst: np.ndarray) -> None:
+    """Copy the public fields (`PUBLIC_SCALARS`, `PUBLIC_ARRAYS`) of a State or SeatView record
+    `src` into a record `dst` of the other kind."""
+    for name in literal_unroll(PUBLIC_SCALARS):
+        dst[name] = src[name]
+    for name in literal_unroll(PUBLIC_ARRAYS):
+        dst[name][...] = src[name]
+
+
 @helper
 def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
              v: np.ndarray) -> None:  # fmt: skip
@@ -71,26 +101,10 @@ def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
     it has rows, else computed) when the viewer is to play, all 0 otherwise."""
     v["table"] = i
     v["seat"] = seat
-    v["phase"] = t["phase"]
-    v["to_play"] = t["to_play"]
-    v["dealer"] = t["dealer"]
+    copy_public(t, v)
     v["hand_set"] = t["hand_set"][seat] if seat >= 0 else ZERO
     for k in range(4):
         v["played_set"][k] = t["dealt_set"][k] & ~t["hand_set"][k]
-        v["trick_cards"][k] = t["trick_cards"][k]
-        v["bids"][k] = t["bids"][k]
-        v["min_bid"][k] = t["min_bid"][k]
-        v["tricks_won"][k] = t["tricks_won"][k]
-        v["scores_before"][k] = t["scores_before"][k]
-        v["shown_void"][k] = t["shown_void"][k]
-    v["trick_leader"] = t["trick_leader"]
-    v["trick_size"] = t["trick_size"]
-    v["led_suit"] = t["led_suit"]
-    v["num_tricks"] = t["num_tricks"]
-    v["num_bids"] = t["num_bids"]
-    v["required_total"] = t["required_total"]
-    v["target"] = t["target"]
-    v["stream"] = t["stream"]
     row = v["legal_mask"]
     if t["to_play"] != seat:
         for a in range(row.shape[0]):
@@ -211,29 +225,14 @@ def seat_view(
 
 @kernel
 def _fill_worlds(views: np.ndarray, rep: np.ndarray, hands: np.ndarray, s: np.ndarray) -> None:
-    """s[j] = the public facts of view record rep[j], with hands[j] (4,) as the seats' cards."""
+    """s[j] = the public facts of view record rep[j], with hands[j] (4,) as the seats' cards
+    (the scores those before the hand)."""
     for j in range(rep.shape[0]):
         v = views[rep[j]]
         t = s[j]
-        t["phase"] = v["phase"]
-        t["dealer"] = v["dealer"]
-        t["to_play"] = v["to_play"]
-        t["target"] = v["target"]
-        t["num_bids"] = v["num_bids"]
-        t["required_total"] = v["required_total"]
-        t["trick_leader"] = v["trick_leader"]
-        t["trick_size"] = v["trick_size"]
-        t["led_suit"] = v["led_suit"]
-        t["num_tricks"] = v["num_tricks"]
-        t["stream"] = v["stream"]
+        copy_public(v, t)
         for k in range(4):
             t["scores"][k] = v["scores_before"][k]
-            t["scores_before"][k] = v["scores_before"][k]
-            t["bids"][k] = v["bids"][k]
-            t["min_bid"][k] = v["min_bid"][k]
-            t["tricks_won"][k] = v["tricks_won"][k]
-            t["trick_cards"][k] = v["trick_cards"][k]
-            t["shown_void"][k] = v["shown_void"][k]
             t["hand_set"][k] = hands[j, k]
             t["dealt_set"][k] = hands[j, k] | v["played_set"][k]
 

@@ -37,7 +37,7 @@ from fourhundred_env._jit import ONE, U64, ZERO, bit, helper, kernel, lowest_bit
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.observation import OBS_SCALE, encode_one
 from fourhundred_env.streams import WORLD_SALT
-from fourhundred_env.view import NO_MASK, cut_view
+from fourhundred_env.view import NO_MASK, copy_table, cut_view
 
 GOLDEN = U64(0x9E3779B97F4A7C15)
 _FACT = np.array([float(np.prod(np.arange(1, n + 1))) for n in range(14)])
@@ -198,32 +198,6 @@ def deal_worlds(views: np.ndarray, key: np.uint64, first: int, num: int,
             state[0] = K.mix64(base ^ K.wrapping_mul(U64(first + i + 1), GOLDEN))
             sample_split(need, per_suit, allowed, count, suit_cards, others, state, hands[row])
     return broken
-
-
-@helper
-def copy_table(src: np.ndarray, dst: np.ndarray) -> None:
-    """The fields of a table record that a seat's view and legal set are cut from."""
-    dst["phase"] = src["phase"]
-    dst["dealer"] = src["dealer"]
-    dst["to_play"] = src["to_play"]
-    dst["target"] = src["target"]
-    dst["num_bids"] = src["num_bids"]
-    dst["required_total"] = src["required_total"]
-    dst["trick_leader"] = src["trick_leader"]
-    dst["trick_size"] = src["trick_size"]
-    dst["led_suit"] = src["led_suit"]
-    dst["num_tricks"] = src["num_tricks"]
-    dst["stream"] = src["stream"]
-    for s in range(4):
-        dst["scores"][s] = src["scores"][s]
-        dst["scores_before"][s] = src["scores_before"][s]
-        dst["dealt_set"][s] = src["dealt_set"][s]
-        dst["hand_set"][s] = src["hand_set"][s]
-        dst["bids"][s] = src["bids"][s]
-        dst["min_bid"][s] = src["min_bid"][s]
-        dst["tricks_won"][s] = src["tricks_won"][s]
-        dst["trick_cards"][s] = src["trick_cards"][s]
-        dst["shown_void"][s] = src["shown_void"][s]
 
 
 @helper
