@@ -59,6 +59,14 @@ def entry_point(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     return dispatcher.overloads[sig].entry_point  # type: ignore[no-any-return]
 
 
+def cached_entry_point(table: dict[Any, Callable[..., Any]], key: Any, dispatcher: Any,
+                       *args: Any) -> Callable[..., Any]:  # fmt: skip
+    """`entry_point(dispatcher, *args)`, remembered in `table` under `key` (the dtype of the
+    one argument whose dtype varies among the calls)."""
+    fn = table[key] = entry_point(dispatcher, *args)
+    return fn
+
+
 def helper(fn: F) -> F:
     """A function the kernels call, compiled once and cached; LLVM inlines the small ones.
     (Forcing numba to inline every helper into every kernel made the first start after an

@@ -19,196 +19,48 @@ Actions (see :mod:`fourhundred_env.cards`): 0-51 play a card, 52-64 bid 1..13, 6
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env._jit import entry_point
+from fourhundred_env._jit import cached_entry_point
+from fourhundred_env.bits import sample_legal_actions, select_bit, unpack_sets
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS, action_text
+from fourhundred_env.deals import deal_sets, first_dealers, mix64, seed_key
 from fourhundred_env.errors import FourHundredError, IllegalActionError
 from fourhundred_env.phases import PHASE_NAMES, Phase
-from fourhundred_env.records import RecordBatch, array_field
 from fourhundred_env.rules import Rules
+from fourhundred_env.state import State
 
-_U64 = np.uint64
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
+__all__ = [
+    "PHASE_NAMES",
+    "Engine",
+    "Phase",
+    "State",
+    "deal_sets",
+    "first_dealers",
+    "mix64",
+    "sample_legal_actions",
+    "seed_key",
+    "select_bit",
+    "unpack_sets",
+]
+
 _HAND_OVER = int(Phase.HAND_OVER)
 _INT32 = np.iinfo(np.int32)
-_MASK64 = (1 << 64) - 1
 _ALL = np.zeros(0, bool)  # `active` meaning "every table" to the step kernel
 _NO_HANDS = np.zeros((0, 4), np.uint64)
 _NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)  # `mask_out` meaning "none" to the step kernel
 
 
-@dataclass(eq=False, repr=False)
-class State(RecordBatch):
-    """B tables. Shapes: (B,) per table, (B, 4) per seat (absolute seats 0..3).
-
-    Every array field is a view into ``records``, one structured record per table (see
-    :mod:`fourhundred_env.records`): the compiled kernels take that one array. Assigning to a
-    field writes into it.
-
-    ``stream`` is not a rule of the game: whoever runs the games (an environment, a
-    tournament) sets it per game, and stochastic agents draw from it and the position they
-    see, so their choices do not depend on the batch, the order of play or a resume. The
-    engine never changes it (0 from `init`); it says nothing about the cards.
-    """
-
-    phase: np.ndarray = array_field("i1")  # (B,) int8, Phase
-    dealer: np.ndarray = array_field("i1")  # (B,) int8
-    to_play: np.ndarray = array_field("i1")  # (B,) int8: seat whose decision is pending
-    scores: np.ndarray = array_field("i4", 4)  # (B, 4) int32: after the last finished hand
-    scores_before: np.ndarray = array_field("i4", 4)  # (B, 4) int32: when this hand was dealt
-    target: np.ndarray = array_field("i4")  # (B,) int32: 41, or raised by simultaneous finishes
-    winner: np.ndarray = array_field("i1")  # (B,) int8: -1 none, else winning team 0 or 1
-    dealt_set: np.ndarray = array_field("u8", 4)  # (B, 4) uint64: the hands as dealt
-    hand_set: np.ndarray = array_field("u8", 4)  # (B, 4) uint64: cards still held
-    bids: np.ndarray = array_field("i1", 4)  # (B, 4) int8: 0 = not yet bid (or asked a redeal)
-    num_bids: np.ndarray = array_field("i1")  # (B,) int8: bids made in the current hand
-    min_bid: np.ndarray = array_field("i1", 4)  # (B, 4) int8: minimum bid of each seat
-    required_total: np.ndarray = array_field("i2")  # (B,) int16: required total of this hand
-    tricks_won: np.ndarray = array_field("i1", 4)  # (B, 4) int8
-    trick_cards: np.ndarray = array_field("i1", 4)  # (B, 4) int8: card in the trick, -1 none
-    trick_leader: np.ndarray = array_field("i1")  # (B,) int8: seat that led the current trick
-    trick_size: np.ndarray = array_field("i1")  # (B,) int8: cards in the current trick, 0..3
-    led_suit: np.ndarray = array_field("i1")  # (B,) int8: suit led (valid if trick_size > 0)
-    num_tricks: np.ndarray = array_field("i1")  # (B,) int8: completed tricks this hand
-    shown_void: np.ndarray = array_field("u1", 4)  # (B, 4) uint8: bit s: failed to follow s
-    forfeit: np.ndarray = array_field("?", 4)  # (B, 4) bool: contract scored as missed
-    hand_points: np.ndarray = array_field("i4", 4)  # (B, 4) int32: last hand's score change
-    thrown_in: np.ndarray = array_field("?")  # (B,) bool: the last finished hand was thrown in
-    redeal_seat: np.ndarray = array_field("i1")  # (B,) int8: seat that asked a redeal, -1 none
-    claim_seat: np.ndarray = array_field("i1")  # (B,) int8: seat that claimed the rest, -1 none
-    match_id: np.ndarray = array_field("i8")  # (B,) int64: deal stream of this table's match
-    hand_index: np.ndarray = array_field("i4")  # (B,) int32: hands dealt so far in this match
-    stream: np.ndarray = array_field("u8")  # (B,) uint64: the game's key of agents' random draws
-    seed: int = 0
-
-    @property
-    def batch_size(self) -> int:
-        return self.records.shape[0]
-
-    def __repr__(self) -> str:
-        return f"State(batch_size={self.batch_size}, seed={self.seed})"
-
-
-State._layout()
-
-
-# -- counter-based random numbers: deals depend on (seed, match_id, hand_index) only ----------
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, elementwise on uint64 (wraps modulo 2**64): a counter-based hash."""
-    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
-    z = (z ^ (z >> _U64(30))) * _M1
-    z = (z ^ (z >> _U64(27))) * _M2
-    return z ^ (z >> _U64(31))
-
-
-def seed_key(seed: int) -> np.uint64:
-    """The key of a seed's deal streams (what the kernels take)."""
-    return mix64(np.array([int(seed) & _MASK64], dtype=np.uint64))[0]
-
-
-def _int64_ids(values: np.ndarray | int, what: str) -> np.ndarray:
-    ids = np.atleast_1d(np.asarray(values))
-    if ids.dtype.kind not in "iu" or ids.ndim != 1:
-        raise FourHundredError(
-            f"{what}: got {ids.dtype} of shape {ids.shape}: expected (n,) integers"
-        )
-    return np.ascontiguousarray(ids, dtype=np.int64)
-
-
-def first_dealers(seed: int, match_id: np.ndarray) -> np.ndarray:
-    """First dealer of each match, drawn from (seed, match_id): shape (n,), int8."""
-    ids = _int64_ids(match_id, "match ids")
-    out = np.empty(ids.shape[0], np.int8)
-    K.first_dealers(seed_key(seed), ids, out)
-    return out
-
-
-def deal_sets(seed: int, match_id: np.ndarray, hand_index: np.ndarray) -> np.ndarray:
-    """Uniformly random deals, (n,) ids -> (n, 4) uint64 hands by seat.
-
-    Hand `hand_index` of match `match_id` under `seed` is the same whatever batch it is in.
-    """
-    ids = _int64_ids(match_id, "match ids")
-    hand = np.broadcast_to(_int64_ids(hand_index, "hand indices"), ids.shape)
-    out = np.empty((ids.shape[0], 4), np.uint64)
-    K.deal_many(seed_key(seed), ids, np.ascontiguousarray(hand), out)
-    return out
-
-
-# -- bit helpers (numpy, for code outside the kernels) --------------------------------------
-def select_bit(x: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Position (int64) of the k-th (0-based) set bit of each uint64 in x (B,); needs k < popcount."""
-    x = np.ascontiguousarray(x, dtype=np.uint64)
-    out = np.empty(x.shape[0], np.int64)
-    K.select_bits(x, np.ascontiguousarray(k, dtype=np.int64), out)
-    return out
-
-
-def sample_legal_actions(
-    action_mask: np.ndarray, rng: np.random.Generator, empty: int = 0
-) -> np.ndarray:
-    """(B,) int64: a uniformly random legal action per row of a (B, 66) int8/bool mask.
-
-    The project's one sampler from masks: as ``Discrete.sample(mask=...)`` row by row
-    (`empty` for a row with no legal action), in one compiled loop, at any batch size. It
-    draws ``rng.random(B)`` and takes the legal action of rank ``floor(u * n)``.
-    """
-    mask = action_mask
-    if (
-        type(mask) is not np.ndarray
-        or mask.ndim != 2
-        or mask.shape[1] != NUM_ACTIONS
-        or mask.dtype.char not in "?b"
-    ):
-        mask = np.asarray(mask)
-        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS or mask.dtype.char not in "?b":
-            raise FourHundredError(
-                f"action_mask of shape {mask.shape} and dtype {mask.dtype}: expected (B, "
-                f"{NUM_ACTIONS}) int8 or bool"
-            )
-    b = mask.shape[0]
-    out = np.empty(b, np.int64)
-    u = rng.random(b)
-    if type(empty) is not int:
-        empty = int(empty)
-    if mask.flags.c_contiguous:
-        fn = _SAMPLE.get(mask.dtype) or _direct(
-            _SAMPLE, mask.dtype, K.sample_mask, mask, u, empty, out
-        )
-        fn(mask, u, empty, out)
-    else:
-        K.sample_mask(mask, u, empty, out)
-    return out
-
-
-# Entry points of the hot kernels (see _jit.entry_point), by the dtype of their one argument
-# whose dtype varies (the mask): at one table numba's dispatch costs as much as the work.
-# Each call site first makes sure of every other property the entry point was compiled for
-# (dtypes, C order, writeable outputs) and otherwise calls through the dispatcher.
+# Entry points of the hot kernels (see _jit.cached_entry_point), by the dtype of their one
+# argument whose dtype varies (the mask): at one table numba's dispatch costs as much as the
+# work. Each call site first makes sure of every other property the entry point was compiled
+# for (dtypes, C order, writeable outputs) and otherwise calls through the dispatcher.
 _LEGAL_MASK: dict[np.dtype, Callable[..., Any]] = {}
 _STEP: dict[np.dtype, Callable[..., Any]] = {}
-_SAMPLE: dict[np.dtype, Callable[..., Any]] = {}
 _I64 = np.dtype(np.int64)
-
-
-def _direct(
-    table: dict[np.dtype, Callable[..., Any]], key: np.dtype, dispatcher: Any, *args: Any
-) -> Callable[..., Any]:
-    """The entry point of `dispatcher` for the types of `args`, remembered in `table` under
-    `key` (the dtype of the mask among them)."""
-    fn = table[key] = entry_point(dispatcher, *args)
-    return fn
 
 
 def _mask_out(out: object, b: int, what: str) -> np.ndarray:
@@ -229,13 +81,6 @@ def _mask_out(out: object, b: int, what: str) -> np.ndarray:
     raise FourHundredError(
         f"{what} {given}: expected a writeable ({b}, {NUM_ACTIONS}) bool or int8 array"
     )
-
-
-def unpack_sets(sets: np.ndarray, num_bits: int = 64) -> np.ndarray:
-    """uint64 bitmasks, shape (...,) -> bool array (..., num_bits), bit i at index i."""
-    sets = np.ascontiguousarray(sets, dtype="<u8")
-    bits = np.unpackbits(sets.view(np.uint8).reshape(*sets.shape, 8), axis=-1, bitorder="little")
-    return bits[..., :num_bits].view(bool)
 
 
 def _integers(values: object, what: str, low: int, high: int) -> np.ndarray:
@@ -445,7 +290,7 @@ class Engine:
         else:
             out = _mask_out(out, records.shape[0], "legal_mask out=")
         if records.dtype is _STATE and records.flags.c_contiguous and out.flags.c_contiguous:
-            fn = _LEGAL_MASK.get(out.dtype) or _direct(
+            fn = _LEGAL_MASK.get(out.dtype) or cached_entry_point(
                 _LEGAL_MASK, out.dtype, K.legal_mask, records, self._r, out
             )
             fn(records, self._r, out)
@@ -511,7 +356,7 @@ class Engine:
         if validate is not True:
             validate = bool(validate)
         if records.dtype is _STATE and records.flags.c_contiguous and mask.flags.c_contiguous:
-            fn = _STEP.get(mask.dtype) or _direct(
+            fn = _STEP.get(mask.dtype) or cached_entry_point(
                 _STEP, mask.dtype, K.step, records, a, active, validate, self._r, mask
             )
             bad = fn(records, a, active, validate, self._r, mask)

@@ -1,6 +1,6 @@
 """Every salt of the project's random streams, in one place.
 
-Each stream is a SplitMix64 hash (:func:`fourhundred_env.engine.mix64`, and
+Each stream is a SplitMix64 hash (:func:`fourhundred_env.deals.mix64`, and
 ``fourhundred_env.kernels.mix64`` inside kernels) of a key and one of these salts, so two
 streams draw independent numbers only if their salts differ: tests/test_streams.py checks
 that no two are equal. A salt names what it draws; changing one changes every game that
