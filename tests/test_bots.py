@@ -33,7 +33,8 @@ HARD = 1.0  # seconds: the hard limit of these tests
 
 
 def _hostile(mode: str, tmp_path: Path) -> str:
-    return f"cmd:{sys.executable} {HOSTILE} {mode} {tmp_path / ('marker-' + mode)}"
+    # unconfined: the bot's marker file is one a sandbox forbids (tests/test_bot_sandbox.py)
+    return f"cmd:{sys.executable} {HOSTILE} {mode} {tmp_path / ('marker-' + mode)},sandbox=off"
 
 
 def _play(tmp_path: Path, agents: list[str], **kw) -> tuple[list[tuple], list[tuple], float]:
@@ -80,7 +81,7 @@ def test_a_hostile_protocol_bot_forfeits_once_and_the_games_go_on(
     events, matches, seconds = _play(tmp_path, [_hostile(mode, tmp_path), "minbid"])
     faults = [e for e in events if e[1] != "slow"]
     assert len(faults) == 1, faults
-    assert faults[0][0].endswith(f"{mode} {tmp_path / ('marker-' + mode)}")
+    assert faults[0][0].endswith(f"{mode} {tmp_path / ('marker-' + mode)},sandbox=off")
     assert faults[0][1] == kind and detail in faults[0][2], faults[0]
     if mode in ("crash", "hang", "garbage", "wrong_id"):
         assert "the bot was restarted" in faults[0][2]
@@ -212,7 +213,8 @@ def test_bot_check_reports_a_good_bot_and_a_bad_one(tmp_path: Path, capsys) -> N
     lines = transcript.read_text().splitlines()
     assert lines[0].startswith('seat 0 > {"type":"hello","protocol":"fourhundred-bot"')
     assert any(line.startswith('seat 2 < {"type": "action"') for line in lines)
-    bad = ["bot-check", f"{sys.executable} {HOSTILE} crash {tmp_path / 'm'}", "--hands", "1",
+    bad = ["bot-check", f"{sys.executable} {HOSTILE} crash {tmp_path / 'm'},sandbox=off",
+           "--hands", "1",
            "--hard-limit", str(HARD), "--time-limit", str(HARD / 2)]  # fmt: skip
     assert cli_main(bad) == 1
     out = capsys.readouterr().out

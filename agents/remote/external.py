@@ -15,11 +15,19 @@ within the hard limit. A bot that answers late, dies, or writes anything but the
 line forfeits that move (docs/rules.md, timing and conduct) and is killed and started again for the
 next one; an illegal action forfeits the move and the bot goes on. Outside a tournament a
 failure is a FourHundredError.
+
+The bot runs in a sandbox (:mod:`agents.remote.sandbox`): ``cmd:COMMAND,sandbox=MODE`` with
+MODE ``auto`` (the default, or the environment's ``FOURHUNDRED_BOT_SANDBOX``), ``require`` or
+``off``. With a runner's secret (:attr:`ExternalAgent.game_secret`) the ``game`` key and the
+``seed`` a bot is told are keyed hashes of the tournament's, so they give back neither the
+tournament's seed nor its deals.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shlex
 import shutil
 import time
@@ -28,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.remote import sandbox as _sandbox
 from agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
 from fourhundred_env.cards import SUIT_LETTERS, action_text, card_text, parse_action, set_to_cards
 from fourhundred_env.engine import Phase
@@ -36,11 +45,49 @@ from fourhundred_env.registry import register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-__all__ = ["PROTOCOL", "PROTOCOL_VERSION", "ExternalAgent", "hello_message", "view_message"]
+__all__ = [
+    "PROTOCOL",
+    "PROTOCOL_VERSION",
+    "ExternalAgent",
+    "bot_seed",
+    "game_key",
+    "hello_message",
+    "split_command",
+    "view_message",
+]
 
 PROTOCOL = "fourhundred-bot"
 PROTOCOL_VERSION = 1
 _PHASES = {int(Phase.BID): "bid", int(Phase.PLAY): "play"}
+_SETTING = re.compile(r"(?s)(.*),sandbox=(\w*)\s*")
+
+
+def split_command(text: str) -> tuple[str, str | None]:
+    """``"python my_bot.py,sandbox=off"`` -> (``"python my_bot.py"``, ``"off"``); a text
+    without the trailing setting -> (text, None)."""
+    found = _SETTING.fullmatch(text or "")
+    return (found[1], found[2]) if found else (text or "", None)
+
+
+def _keyed(value: int, secret: bytes, person: bytes) -> bytes:
+    data = (int(value) & 0xFFFF_FFFF_FFFF_FFFF).to_bytes(8, "little")
+    return hashlib.blake2b(data, key=secret[:64], digest_size=8, person=person).digest()
+
+
+def game_key(stream: int, secret: bytes | None = None) -> str:
+    """The ``game`` key (16 hex digits) of the game whose stream key is `stream`: with a
+    runner's `secret`, a keyed BLAKE2b of it (one way: it gives back neither the stream nor the
+    tournament's seed); without one, the stream key itself."""
+    if secret is None:
+        return f"{int(stream):016x}"
+    return _keyed(stream, secret, b"fh-game-key").hex()
+
+
+def bot_seed(seed: int, secret: bytes | None = None) -> int:
+    """The ``seed`` told to a bot seeded `seed` (63 bits, keyed like :func:`game_key`)."""
+    if secret is None:
+        return int(seed)
+    return int.from_bytes(_keyed(seed, secret, b"fh-bot-seed"), "little") >> 1
 
 
 def hello_message(rules: Rules, seed: int) -> dict[str, Any]:
@@ -56,9 +103,12 @@ def _cards(card_set: int) -> list[str]:
     return [card_text(c) for c in set_to_cards(int(card_set))]
 
 
-def view_message(view: SeatView, j: int, request_id: int) -> dict[str, Any]:
+def view_message(
+    view: SeatView, j: int, request_id: int, secret: bytes | None = None
+) -> dict[str, Any]:
     """The ``act`` message for row `j` of `view`: what that seat may know, as text (seats
-    absolute 0-3, cards like ``"10S"``), and its legal actions."""
+    absolute 0-3, cards like ``"10S"``), and its legal actions; the game's key by
+    :func:`game_key` with `secret`."""
     seat = int(view.seat[j])
     leader = int(view.trick_leader[j])
     trick = []
@@ -71,7 +121,7 @@ def view_message(view: SeatView, j: int, request_id: int) -> dict[str, Any]:
     return {
         "type": "act",
         "id": request_id,
-        "game": f"{int(view.stream[j]):016x}",
+        "game": game_key(int(view.stream[j]), secret),
         "view": {
             "seat": seat,
             "phase": _PHASES.get(int(view.phase[j]), "over"),
@@ -111,14 +161,21 @@ def _parse(raw: bytes, what: str) -> dict[str, Any]:
 class ExternalAgent(SupervisedAgent):
     """A bot process speaking the JSON-lines protocol (see the module docstring)."""
 
+    game_secret: bytes | None = None
+    """A runner's secret (bytes, kept from every bot): when set, the ``game`` keys and the
+    ``seed`` this bot is told are keyed hashes (:func:`game_key`, :func:`bot_seed`)."""
+
     def __init__(self, command: str, rules: Rules | None = None, seed: int = 0,
-                 transcript: Any = None) -> None:  # fmt: skip
+                 transcript: Any = None, sandbox: str | None = None) -> None:  # fmt: skip
         """`command`: the bot's command line (split as a shell would, run in the current
-        folder). `transcript`: a callable receiving each line sent ("> ...") and received
-        ("< ..."), for `fourhundred bot-check --transcript`."""
+        folder), optionally ended by ``,sandbox=MODE``. `sandbox`: ``auto``, ``require`` or
+        ``off`` (None: the command's setting, else the environment's FOURHUNDRED_BOT_SANDBOX,
+        else ``auto``). `transcript`: a callable receiving each line sent ("> ...") and
+        received ("< ..."), for `fourhundred bot-check --transcript`."""
         super().__init__(rules, seed)
+        text, setting = split_command(command or "")
         try:
-            self.argv = shlex.split(command or "")
+            self.argv = shlex.split(text)
         except ValueError as e:
             raise ConfigError(f"agent 'cmd:{command}': {e}: expected a command line") from None
         if not self.argv:
@@ -129,13 +186,33 @@ class ExternalAgent(SupervisedAgent):
                 f"agent 'cmd:{command}': cannot find {exe!r}: expected a program on the PATH or "
                 "a file (the command runs in the current folder)"
             )
-        self.command = command
+        try:
+            self.sandbox_mode = _sandbox.resolve_mode(sandbox if sandbox is not None else setting)
+        except ConfigError as e:
+            raise ConfigError(f"agent 'cmd:{command}': {e}") from None
+        # "bwrap", "unshare" or None (not sandboxed)
+        self.sandbox_kind = None if self.sandbox_mode == "off" else _sandbox.mechanism()
+        if self.sandbox_kind is None and self.sandbox_mode == "require":
+            raise ConfigError(
+                f"agent 'cmd:{command}': sandbox=require, but neither bubblewrap (bwrap) nor "
+                "unprivileged user namespaces (unshare) work here: expected the package "
+                "bubblewrap installed, or sandbox=auto to run the bot unconfined"
+            )
+        if self.sandbox_kind is None and self.sandbox_mode == "auto":
+            _sandbox.warn_unconfined()
+        self.command = text
         self.name = f"cmd:{command}"
         self.transcript = transcript
         self._next_id = 0
 
     def _argv(self) -> list[str]:
         return self.argv
+
+    def _launch(self) -> BotProcess:
+        if self.sandbox_kind is None:
+            return BotProcess(self.argv, self._env())
+        box = _sandbox.sandbox(self.argv, self.sandbox_kind)
+        return BotProcess(box.argv, self._env(), cleanup=box.cleanup)
 
     def _send(self, bot: BotProcess, message: dict[str, Any], deadline: float) -> None:
         data = _line(message)
@@ -150,7 +227,8 @@ class ExternalAgent(SupervisedAgent):
         return _parse(raw, what)
 
     def _handshake(self, bot: BotProcess, deadline: float) -> None:
-        self._send(bot, hello_message(self.rules, self.seed), deadline)
+        seed = bot_seed(self.seed, self.game_secret)
+        self._send(bot, hello_message(self.rules, seed), deadline)
         ready = self._receive(bot, deadline, '{"type": "ready", ...}')
         if ready.get("type") != "ready":
             raise BotFailure("error", f"answered hello with {ready!r}: expected type 'ready'")
@@ -198,7 +276,7 @@ class ExternalAgent(SupervisedAgent):
         """The bot's action for row `j`: a legal one or not (the caller checks), or
         BotFailure for anything that is not an answer to this request."""
         what = f'{{"type": "action", "id": {request_id}, "action": ...}}'
-        self._send(bot, view_message(view, j, request_id), deadline)
+        self._send(bot, view_message(view, j, request_id, self.game_secret), deadline)
         answer = self._receive(bot, deadline, what)
         if answer.get("id") != request_id or "action" not in answer:
             raise BotFailure("error", f"answered {json.dumps(answer)[:160]}: expected {what}")

@@ -3,10 +3,13 @@ give up on, within a deadline, then kill and start again.
 
 :class:`BotProcess` runs one command with pipes to its stdin and stdout; reads take a
 deadline (``select``, so a bot that never answers, or swallows every signal, cannot hold the
-caller); its stderr is drained by a thread into a short tail (a bot that logs a lot never
-blocks, and a crash can be reported with its last words). The child runs in its own session
-(a Ctrl-C at the terminal reaches the tournament, which stops it, not the bot) and, on Linux,
-is killed by the system if the process that started it dies (``PR_SET_PDEATHSIG``).
+caller); its stderr is drained in blocks by a thread into a short tail (a bot that logs a lot
+never blocks, and a crash can be reported with its last words). The child runs in its own
+session (a Ctrl-C at the terminal reaches the tournament, which stops it, not the bot) and, on
+Linux, is killed by the system if the process that started it dies (``PR_SET_PDEATHSIG``).
+Killing it kills its whole process group, even after the bot itself has exited; a child that
+left the group (``setsid``) is caught only by a sandbox's PID namespace
+(:mod:`agents.remote.sandbox`).
 
 :class:`SupervisedAgent` is the base of the agents served this way (:mod:`agents.remote.external`
 for any program speaking the JSON-lines bot protocol, :mod:`agents.remote.isolated` for a Python
@@ -28,7 +31,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +47,8 @@ MAX_FAILED_STARTS = 3
 """Starts in a row that fail before a supervised agent gives up on its bot."""
 MIN_START_S = 10.0
 """A bot has at least this long to start and answer its first message (or the hard limit)."""
+LINE_CHARS = 300
+"""Characters kept of each line of a bot's stderr (its tail is shown when it fails)."""
 
 
 class BotFailure(Exception):
@@ -86,9 +91,15 @@ class BotProcess:
     FourHundredError if it cannot be."""
 
     def __init__(
-        self, argv: Sequence[str], env: Mapping[str, str] | None = None, stderr_lines: int = 20
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        stderr_lines: int = 20,
+        cleanup: Callable[[], None] | None = None,
     ) -> None:
+        """`cleanup`: called once the process is gone (a sandbox's scratch folder)."""
         self.argv = list(argv)
+        self._cleanup = cleanup
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -96,6 +107,8 @@ class BotProcess:
                 preexec_fn=_die_with_parent if _PRCTL is not None else None, bufsize=0,
             )  # fmt: skip
         except OSError as e:
+            if cleanup is not None:
+                cleanup()
             raise FourHundredError(
                 f"cannot start the bot {' '.join(self.argv)!r} ({e.strerror or e}): expected a "
                 "command that runs a bot"
@@ -103,6 +116,7 @@ class BotProcess:
         os.set_blocking(self.proc.stdin.fileno(), False)  # a write never waits past a deadline
         self._buffer = bytearray()
         self._tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)
+        self._stop = threading.Event()
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr.start()
 
@@ -111,10 +125,31 @@ class BotProcess:
         return self.proc.pid
 
     def _drain_stderr(self) -> None:
-        stream = self.proc.stderr
+        """Keep the last lines of stderr (each cut to its first LINE_CHARS characters), reading
+        blocks of 64 KiB: a bot that logs megabytes a move costs a few dozen reads, not one
+        system call per byte. Stops at end of file or once the process is killed (a child
+        that escaped with the pipe cannot hold the thread)."""
+        fd = self.proc.stderr.fileno()
+        head = bytearray()  # the start of the line being read
+        keep = self._tail.maxlen or 1
         with contextlib.suppress(OSError, ValueError):
-            for raw in iter(stream.readline, b""):
-                self._tail.append(raw.decode(errors="replace").rstrip()[:300])
+            while not self._stop.is_set():
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if not ready:
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                *complete, rest = chunk.split(b"\n")
+                if len(complete) > keep:  # only the last lines can be in the tail
+                    complete, head = complete[-keep:], bytearray()
+                for part in complete:
+                    head += part[: max(0, LINE_CHARS - len(head))]
+                    self._tail.append(head.decode(errors="replace").rstrip()[:LINE_CHARS])
+                    head = bytearray()
+                head += rest[: max(0, LINE_CHARS - len(head))]
+        if head:
+            self._tail.append(head.decode(errors="replace").rstrip()[:LINE_CHARS])
 
     def stderr_tail(self, lines: int = 3) -> str:
         """The last `lines` lines the bot wrote to stderr, joined with ' | ' ('' if none)."""
@@ -190,10 +225,12 @@ class BotProcess:
         return status + (f"; stderr: {said}" if said else "")
 
     def kill(self) -> None:
-        """Kill the process (and anything in its session) and reap it."""
+        """Kill the process and everything in its process group, even once the process itself
+        has exited (its children may not have), reap it and release its pipes. A sandboxed
+        bot's whole PID namespace dies with its first process (agents.remote.sandbox)."""
+        with contextlib.suppress(OSError):  # ESRCH: the group is empty
+            os.killpg(self.proc.pid, signal.SIGKILL)
         if self.proc.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -201,9 +238,13 @@ class BotProcess:
         for stream in (self.proc.stdin, self.proc.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
+        self._stop.set()
         self._stderr.join(timeout=1)
         with contextlib.suppress(OSError):
             self.proc.stderr.close()
+        cleanup, self._cleanup = self._cleanup, None
+        if cleanup is not None:
+            cleanup()
 
     def close(self, grace_s: float = 1.0) -> None:
         """Close the bot's stdin, give it `grace_s` to exit, then kill it."""
@@ -241,6 +282,10 @@ class SupervisedAgent(Agent):
     def _env(self) -> dict[str, str] | None:
         return None
 
+    def _launch(self) -> BotProcess:
+        """A new process of the bot (FourHundredError if it cannot start)."""
+        return BotProcess(self._argv(), self._env())
+
     def _handshake(self, bot: BotProcess, deadline: float) -> None:
         raise NotImplementedError
 
@@ -262,7 +307,7 @@ class SupervisedAgent(Agent):
                 restart=False,
             )  # fmt: skip
         try:
-            bot = BotProcess(self._argv(), self._env())
+            bot = self._launch()
         except FourHundredError as e:
             self._failed_starts += 1
             raise BotFailure("error", str(e)) from None

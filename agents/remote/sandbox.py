@@ -1,0 +1,361 @@
+"""The sandbox of ``cmd:`` bots: a bot reads only its own program and the system, sees no other
+process and has no network, by a mechanism the platform already has.
+
+- **bubblewrap** (``bwrap``, the sandbox of Flatpak; Debian package ``bubblewrap``), when it is
+  on the PATH and works: a fresh root holding the system folders and the bot's own folders
+  read-only, a private ``/tmp``, a minimal ``/dev``, a ``/proc`` of its own PID namespace,
+  no network (a network namespace with only its own loopback), no capabilities, and
+  ``--die-with-parent``.
+- else **Linux namespaces through util-linux's ``unshare``**, where unprivileged user
+  namespaces are allowed: the same root built by a short ``sh`` script (``mount`` binds,
+  ``pivot_root``, the old root detached) and ``setpriv`` dropping every capability.
+- else none: the bot runs unconfined, with one warning line per process (``sandbox=auto``), or
+  is refused (``sandbox=require``).
+
+Both mechanisms put the bot in a PID namespace of its own: when its first process ends, or
+the runner kills it, the kernel kills every process in it, ``setsid`` or not.
+
+What the bot may read (:func:`plan`): the system folders (``/usr``, ``/etc``, ``/bin``,
+``/lib*``, ``/sbin``), the installation of its interpreter (the prefix of ``.../bin/python``,
+a venv and the Python it was made from), the folders of the files its command line names (a
+bot's script and its neighbours), or the current folder when it names none
+(``python -m my_bot``). The paths given to :func:`protect_paths` (a tournament's out dir and
+database) are hidden even inside those (an empty folder, an empty file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fourhundred_env.errors import ConfigError
+
+__all__ = [
+    "MODES",
+    "MODE_ENV",
+    "Plan",
+    "Sandbox",
+    "mechanism",
+    "plan",
+    "protect_paths",
+    "resolve_mode",
+    "sandbox",
+    "warn_unconfined",
+]
+
+MODES = ("auto", "require", "off")
+"""``auto``: sandboxed if the platform can, else a warning; ``require``: refused without a
+sandbox; ``off``: never sandboxed."""
+MODE_ENV = "FOURHUNDRED_BOT_SANDBOX"
+"""The environment variable giving the default mode (``auto`` when unset)."""
+HIDE_ENV = "FOURHUNDRED_SANDBOX_HIDE"
+"""The paths :func:`protect_paths` hides, os.pathsep-separated (inherited by worker processes)."""
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Folders every sandbox holds read-only (a symbolic link among them is kept a link)."""
+_DEVICES = ("null", "zero", "random", "urandom")
+_TOOLS = (
+    "sh",
+    "mount",
+    "umount",
+    "findmnt",
+    "mkdir",
+    "rmdir",
+    "ln",
+    "touch",
+    "pivot_root",
+    "setpriv",
+)
+_TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # pivot_root lives in sbin, often off a user's PATH
+
+
+def resolve_mode(mode: str | None) -> str:
+    """`mode` (None: the environment's :data:`MODE_ENV`, else ``auto``), checked."""
+    value = mode if mode is not None else os.environ.get(MODE_ENV, "") or "auto"
+    if value not in MODES:
+        where = "sandbox" if mode is not None else MODE_ENV
+        raise ConfigError(f"{where}={value!r}: expected one of {', '.join(MODES)}")
+    return value
+
+
+def protect_paths(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Hide `paths` (and a database's ``-wal``, ``-shm``, ``-journal`` and ``.lock`` files) from
+    every bot sandboxed from now on, in this process and the ones it starts."""
+    known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
+    for path in paths:
+        text = os.path.abspath(os.fspath(path))
+        if text not in known:
+            known.append(text)
+    os.environ[HIDE_ENV] = os.pathsep.join(known)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one sandboxed bot sees besides the system folders."""
+
+    read_only: tuple[str, ...]
+    """Folders bound read-only (absolute, none inside another)."""
+    hidden_dirs: tuple[str, ...]
+    """Protected folders inside those, shown empty."""
+    hidden_files: tuple[str, ...]
+    """Protected files inside those, shown empty."""
+    cwd: str
+    """The working directory (the caller's; created empty when nothing bound holds it)."""
+    make_cwd: bool
+    """True when `cwd` is not inside a bound folder and must be created."""
+
+
+def _under(path: str, folders: Iterable[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _is_system(path: str) -> bool:
+    return _under(path, SYSTEM_DIRS) or _under(os.path.realpath(path), SYSTEM_DIRS)
+
+
+def _prefix(path: str) -> str:
+    """The folder to bind for a program at `path`: an installation's prefix for
+    ``PREFIX/bin/prog`` (a venv, a Python, a Node), else the program's own folder."""
+    folder = os.path.dirname(path)
+    parent = os.path.dirname(folder)
+    if (
+        os.path.basename(folder) == "bin"
+        and parent != "/"
+        and any(os.path.exists(os.path.join(parent, marker)) for marker in ("lib", "pyvenv.cfg"))
+    ):
+        return parent
+    return folder
+
+
+def _program_folders(program: str) -> list[str]:
+    """The folders a program needs: along its chain of symbolic links (a venv's python ->
+    the base Python), each link's installation, and a venv's ``home``."""
+    out: list[str] = []
+    path, seen = os.path.abspath(program), set()
+    while path not in seen:
+        seen.add(path)
+        out.append(_prefix(path))
+        cfg = os.path.join(_prefix(path), "pyvenv.cfg")
+        if os.path.isfile(cfg):  # a venv made with --copies names its base Python only here
+            for line in Path(cfg).read_text(errors="replace").splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    out.append(_prefix(os.path.join(value.strip(), "python")))
+        if not os.path.islink(path):
+            break
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    out.append(_prefix(os.path.realpath(program)))
+    return out
+
+
+def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | None = None) -> Plan:
+    """The folders `argv` needs (see the module docstring), run in `cwd` (default: the current
+    folder), with `hidden` (default: those of :func:`protect_paths`) hidden inside them."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    folders: list[str] = []
+    program = shutil.which(argv[0]) or os.path.join(cwd, argv[0])
+    if os.path.exists(program):
+        folders += _program_folders(program)
+    named = False
+    for word in argv[1:]:
+        for text in {word, word.partition("=")[2]} - {""}:  # my_bot.py, --model=net.pt
+            path = os.path.normpath(os.path.join(cwd, text))
+            if os.path.isfile(path):
+                folders.append(os.path.dirname(path))
+                named = True
+            elif os.path.isdir(path) and text not in (".", "..") and not text.startswith("-"):
+                folders.append(path)
+                named = True
+    if not named and not os.path.isabs(argv[0]) and "/" in argv[0]:
+        named = True  # ./my_bot: its folder is the program's, already bound
+    if not named:
+        folders.append(cwd)  # python -m my_bot: the modules of the current folder
+    kept: list[str] = []
+    for folder in sorted({f for f in folders if f and f != "/" and not _is_system(f)}):
+        if not _under(folder, kept):  # sorted: a parent comes before what it holds
+            kept.append(folder)
+    if hidden is None:
+        hidden = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
+    hidden_dirs, hidden_files = [], []
+    for base in hidden:
+        base = os.path.abspath(base)
+        for path in (base, *(base + s for s in ("-wal", "-shm", "-journal", ".lock"))):
+            if not _under(path, kept):
+                continue
+            if os.path.isdir(path):
+                hidden_dirs.append(path)
+            elif os.path.exists(path):
+                hidden_files.append(path)
+    return Plan(tuple(kept), tuple(sorted(set(hidden_dirs))), tuple(sorted(set(hidden_files))),
+                cwd, not (_under(cwd, kept) or _is_system(cwd)))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A command wrapped in a sandbox: run `argv`; remove `scratch` (a folder) once it ended."""
+
+    argv: list[str]
+    mechanism: str
+    scratch: str | None = None
+
+    def cleanup(self) -> None:
+        if self.scratch is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.scratch)
+
+
+def _bwrap_argv(bwrap: str, argv: Sequence[str], p: Plan) -> list[str]:
+    out = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            out += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            out += ["--ro-bind", d, d]
+    out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    if p.make_cwd:
+        out += ["--dir", p.cwd]
+    for folder in p.read_only:
+        out += ["--ro-bind", folder, folder]
+    for folder in p.hidden_dirs:
+        out += ["--tmpfs", folder]
+    for file in p.hidden_files:
+        out += ["--ro-bind", "/dev/null", file]
+    return [*out, "--chdir", p.cwd, "--", *argv]
+
+
+def _unshare_script(tools: dict[str, str], p: Plan) -> str:
+    """The ``sh`` script that builds the sandbox's root at "$1" inside the new namespaces,
+    moves into it, enters "$2" and runs the rest of its arguments without capabilities."""
+    q = shlex.quote
+    t = {name: q(path) for name, path in tools.items()}
+    lines = ["set -e", 'r="$1"', f'{t["mount"]} -t tmpfs -o mode=0755 fourhundred-sandbox "$r"']
+
+    def bind(src: str) -> None:  # read-only, every mount under it too (as bwrap does)
+        lines.append(f'{t["mkdir"]} -p "$r"{q(src)}')
+        lines.append(f'{t["mount"]} --rbind {q(src)} "$r"{q(src)}')
+        lines.append(
+            f'{t["findmnt"]} -R -n -r -o TARGET "$r"{q(src)} | while read -r m; do '
+            f'{t["mount"]} -o remount,bind,ro "$m" || exit 1; done'
+        )
+
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            lines.append(f'{t["ln"]} -s {q(os.readlink(d))} "$r"{q(d)}')
+        elif os.path.isdir(d):
+            bind(d)
+    lines.append(f'{t["mkdir"]} -p "$r/proc" "$r/dev" "$r/tmp" "$r/dev/shm"')
+    lines.append(f'{t["mount"]} -t proc proc "$r/proc"')
+    for dev in _DEVICES:
+        lines.append(f'{t["touch"]} "$r/dev/{dev}"')
+        lines.append(f'{t["mount"]} --bind /dev/{dev} "$r/dev/{dev}"')
+    lines.append(f'{t["mount"]} -t tmpfs tmpfs "$r/tmp"')
+    lines.append(f'{t["mount"]} -t tmpfs tmpfs "$r/dev/shm"')
+    if p.make_cwd:
+        lines.append(f'{t["mkdir"]} -p "$r"{q(p.cwd)}')
+    for folder in p.read_only:
+        bind(folder)
+    for folder in p.hidden_dirs:
+        lines.append(f'{t["mount"]} -t tmpfs -o ro,mode=0555 tmpfs "$r"{q(folder)}')
+    for file in p.hidden_files:
+        lines.append(f'{t["mount"]} --bind /dev/null "$r"{q(file)}')
+    lines += [
+        'cd "$r"',
+        f"{t['mkdir']} .old",
+        f"{t['pivot_root']} . .old",
+        f"{t['umount']} -l /.old",  # the old root, the host's files, is gone
+        f"{t['rmdir']} /.old",
+        'cd "$2"',
+        "shift 2",
+        f'exec {t["setpriv"]} --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
+    ]
+    return "\n".join(lines)
+
+
+def _tools() -> dict[str, str] | None:
+    """Absolute paths of the programs the unshare script runs (all in system folders, so the
+    script still finds them once inside the sandbox), or None if one is missing."""
+    path = os.environ.get("PATH", os.defpath) + os.pathsep + _TOOL_PATH
+    found = {name: shutil.which(name, path=path) for name in _TOOLS}
+    if any(p is None or not _is_system(p) for p in found.values()):
+        return None
+    return {name: os.path.abspath(p) for name, p in found.items() if p is not None}
+
+
+def sandbox(argv: Sequence[str], kind: str, p: Plan | None = None) -> Sandbox:
+    """`argv` run inside a sandbox of `kind` (``bwrap`` or ``unshare``) following `p`
+    (default :func:`plan` of `argv`)."""
+    p = plan(argv) if p is None else p
+    path = os.environ.get("PATH", os.defpath)
+    if kind == "bwrap":
+        bwrap = shutil.which("bwrap", path=path)
+        if bwrap is None:
+            raise ConfigError("sandbox: bwrap is not on the PATH")
+        return Sandbox(_bwrap_argv(bwrap, argv, p), kind)
+    unshare, tools = shutil.which("unshare", path=path), _tools()
+    if kind != "unshare" or unshare is None or tools is None:
+        raise ConfigError(f"sandbox: {kind!r} is not available: expected bwrap or unshare")
+    scratch = tempfile.mkdtemp(prefix="fourhundred-sandbox-")  # the new root's mount point
+    wrapped = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--kill-child",
+               "--net", "--ipc", "--uts", "--", tools["sh"], "-c", _unshare_script(tools, p),
+               "sh", scratch, p.cwd, *argv]  # fmt: skip
+    return Sandbox(wrapped, kind, scratch)
+
+
+def _works(kind: str) -> bool:
+    """Whether a sandbox of `kind` starts here (a shell in it exits 0 within 10 s)."""
+    sh = shutil.which("sh", path=_TOOL_PATH)
+    if sh is None:
+        return False
+    try:
+        box = sandbox([sh, "-c", "exit 0"], kind, Plan((), (), (), "/", False))
+    except ConfigError:
+        return False
+    try:
+        done = subprocess.run(box.argv, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=10, check=False)  # fmt: skip
+        return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        box.cleanup()
+
+
+@functools.lru_cache(maxsize=8)
+def _mechanism(path: str) -> str | None:
+    for kind in ("bwrap", "unshare"):
+        if _works(kind):
+            return kind
+    return None
+
+
+def mechanism() -> str | None:
+    """``"bwrap"``, ``"unshare"`` or None: the first mechanism that works here (probed once
+    per process and PATH)."""
+    return _mechanism(os.environ.get("PATH", os.defpath))
+
+
+_WARNED = False
+
+
+def warn_unconfined() -> None:
+    """Say once per process, in one line on stderr, that cmd: bots run without a sandbox."""
+    global _WARNED
+    if _WARNED:
+        return
+    _WARNED = True
+    print(
+        "fourhundred: warning: cmd: bots run without a sandbox (neither bubblewrap nor "
+        "unprivileged user namespaces work here): they can read your files and use the "
+        "network; install bubblewrap, or set sandbox=require to refuse, sandbox=off to "
+        "silence this",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -1,0 +1,239 @@
+"""The sandbox of cmd: bots (agents/remote/sandbox.py): a hostile bot reads no database, no
+out dir, no other process's /proc entry and reaches no socket, and still plays; every process
+a bot starts dies with it (setsid included); 2 MB of stderr a move costs no timeout; without a
+mechanism, one warning line (or a refusal under sandbox=require).
+
+A mechanism this machine lacks is skipped with the reason; FOURHUNDRED_REQUIRE_SANDBOX=1
+(.ci/run, which installs bubblewrap) turns bubblewrap's skip into a failure."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.remote import sandbox
+from agents.remote.external import ExternalAgent, game_key, split_command
+from fourhundred_env import Engine, Rules
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.view import seat_view
+from tournament.config import load_config
+from tournament.parallel import run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "tests" / "bots" / "sandbox_bot.py"
+SIMPLE = ROOT / "examples" / "bots" / "simple_bot.py"
+
+
+def _available(kind: str) -> None:
+    """Skip unless a sandbox of `kind` works here (bubblewrap's skip fails in CI)."""
+    if sandbox._works(kind):
+        return
+    why = {"bwrap": "bubblewrap (bwrap) is not installed or cannot run here",
+           "unshare": "unprivileged user namespaces (unshare --user) are not allowed here"}[kind]  # fmt: skip
+    if kind == "bwrap" and os.environ.get("FOURHUNDRED_REQUIRE_SANDBOX") == "1":
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+@pytest.fixture(params=["bwrap", "unshare"])
+def kind(request, monkeypatch) -> str:
+    """Each mechanism in turn, forced."""
+    _available(request.param)
+    monkeypatch.setattr(sandbox, "mechanism", lambda: request.param)
+    return request.param
+
+
+def _play_moves(bot: ExternalAgent, steps: int, hard: float | None = None, tables: int = 2):
+    """`steps` decisions at `tables` tables; asserts every action legal and no failure."""
+    engine = Engine(Rules())
+    state = engine.init(tables, seed=4)
+    engine.deal(state)
+    for _ in range(steps):
+        over = np.flatnonzero(state.phase >= 2)
+        if over.size:
+            engine.deal(state, over)
+        view = seat_view(engine, state)
+        if hard is None:
+            actions = bot.act(view)
+        else:
+            reply = bot.act_timed(view, hard)
+            assert not reply.failures, reply.failures
+            actions = reply.actions
+        assert view.legal_mask[np.arange(tables), actions].all()
+        engine.step(state, actions)
+
+
+def _strays(token: str) -> list[int]:
+    """Pids of live processes whose command line holds `token`."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    cmdline = f.read()
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    zombie = f.read().rpartition(b")")[2].split()[0] == b"Z"
+            except OSError:
+                continue
+            if token.encode() in cmdline and not zombie:
+                found.append(int(name))
+    return found
+
+
+def _no_strays(token: str, wait_s: float = 3.0) -> list[int]:
+    deadline = time.monotonic() + wait_s
+    while (left := _strays(token)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def test_a_prying_bot_sees_no_database_out_dir_parent_or_network(
+    kind: str, tmp_path: Path, monkeypatch
+) -> None:
+    """The bot's own folder holds the tournament's database and out dir (the worst case:
+    a bot in the folder the tournament runs in); protect_paths hides them there."""
+    folder = tmp_path / "here"
+    out_dir = folder / "runs"
+    out_dir.mkdir(parents=True)
+    (out_dir / "report.json").write_text("{}")
+    db = folder / "results.sqlite"
+    sqlite3.connect(db).execute("CREATE TABLE meta (seed INTEGER)").connection.commit()
+    script = folder / "bot.py"
+    script.write_text(BOT.read_text())
+    monkeypatch.setenv(sandbox.HIDE_ENV, "")
+    sandbox.protect_paths([out_dir, db])
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    command = f"{sys.executable} {script} pry {db} {out_dir} {os.getpid()} {port}"
+    bot = ExternalAgent(command, Rules(), seed=1)
+    assert bot.sandbox_kind == kind
+    try:
+        _play_moves(bot, 20)
+        probe = bot.stderr_tail().rpartition("probe ")[2]
+    finally:
+        bot.close()
+        listener.close()
+    # listing=ok: the bot's folder shows the names; procs: its PID namespace (bwrap's init, bot)
+    expected = "db=denied out=denied parent=denied net=denied listing=ok procs="
+    assert probe in [f"{expected}{n}" for n in (1, 2)], probe
+    assert db.read_bytes()[:16] == b"SQLite format 3\x00"  # (it was readable outside)
+
+
+def test_the_same_bot_unconfined_sees_everything(tmp_path: Path) -> None:
+    """The probe can fail: with sandbox=off the bot reads the database and the parent."""
+    db = tmp_path / "results.sqlite"
+    sqlite3.connect(db).execute("CREATE TABLE meta (seed INTEGER)").connection.commit()
+    listener = socket.create_server(("127.0.0.1", 0))
+    (tmp_path / "report.json").write_text("{}")
+    command = (f"{sys.executable} {BOT} pry {db} {tmp_path} {os.getpid()} "
+               f"{listener.getsockname()[1]},sandbox=off")  # fmt: skip
+    bot = ExternalAgent(command, Rules(), seed=1)
+    try:
+        _play_moves(bot, 2)
+        probe = bot.stderr_tail().rpartition("probe ")[2]
+    finally:
+        bot.close()
+        listener.close()
+    assert probe.startswith("db=ok out=ok parent=pytest net=ok listing=ok procs="), probe
+    assert int(probe.rpartition("=")[2]) > 2
+
+
+def test_a_child_that_calls_setsid_dies_with_its_bot_after_a_match(
+    kind: str, tmp_path: Path
+) -> None:
+    token = f"fourhundred-stray-{tmp_path.name}-{kind}"
+    cfg = load_config(None, dict(
+        agents=[f"cmd:{sys.executable} {BOT} fork {token}", "minbid"], matches=1, max_hands=1,
+        workers=1, progress=False, bootstrap=0, out_dir=str(tmp_path / "t"),
+        move_hard_limit_s=5.0, move_time_limit_s=5.0))  # fmt: skip
+    run_tournament(cfg)
+    con = sqlite3.connect(cfg.db_path)
+    try:
+        assert con.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 2
+        assert con.execute("SELECT COUNT(*) FROM events WHERE kind != 'slow'").fetchone()[0] == 0
+    finally:
+        con.close()
+    assert _no_strays(token) == []
+
+
+def test_a_bot_that_exits_first_leaves_no_children_even_unconfined(tmp_path: Path) -> None:
+    """sandbox=off: the kill path kills the bot's process group although the bot has exited."""
+    token = f"fourhundred-stray-{tmp_path.name}-off"
+    bot = ExternalAgent(f"{sys.executable} {BOT} fork-exit {token},sandbox=off", Rules())
+    engine = Engine(Rules())
+    state = engine.init(1, seed=2)
+    engine.deal(state)
+    try:
+        reply = bot.act_timed(seat_view(engine, state), 5.0)
+        assert reply.failures[0][0] == "error" and "exited with code 5" in reply.failures[0][1]
+        assert bot.restarts == 1
+    finally:
+        bot.close()
+    assert _no_strays(token) == []
+
+
+def test_two_megabytes_of_stderr_a_move_answer_within_one_second(kind: str) -> None:
+    bot = ExternalAgent(f"{sys.executable} {BOT} log", Rules(), seed=0)
+    try:
+        _play_moves(bot, 4, hard=1.0, tables=1)  # 8 MB in all
+        assert bot._bot is not None and bot._bot.stderr_tail(1) == "x" * 300
+    finally:
+        bot.close()
+
+
+def test_without_a_mechanism_one_warning_line_and_the_bot_plays(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    empty = tmp_path / "bin"  # a PATH without bwrap or unshare
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv(sandbox.MODE_ENV, raising=False)
+    monkeypatch.setattr(sandbox, "_WARNED", False)
+    assert sandbox.mechanism() is None
+    command = f"{sys.executable} {SIMPLE}"
+    bots = [ExternalAgent(command, Rules(), seed=s) for s in range(2)]
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "cmd: bots run without a sandbox" in err[0], err
+    assert bots[0].sandbox_kind is None
+    try:
+        _play_moves(bots[0], 3)
+    finally:
+        for bot in bots:
+            bot.close()
+    with pytest.raises(ConfigError, match="sandbox=require, but neither bubblewrap"):
+        ExternalAgent(command + ",sandbox=require", Rules())
+    monkeypatch.setenv(sandbox.MODE_ENV, "require")
+    with pytest.raises(ConfigError, match="sandbox=require"):
+        ExternalAgent(command, Rules())
+    assert ExternalAgent(command, Rules(), sandbox="off").sandbox_kind is None
+    assert capsys.readouterr().err == ""  # said once per process
+    with pytest.raises(ConfigError, match="expected one of auto, require, off"):
+        ExternalAgent(command + ",sandbox=maybe", Rules())
+
+
+def test_the_setting_and_the_game_key() -> None:
+    assert split_command("python b.py --x=1,sandbox=off") == ("python b.py --x=1", "off")
+    assert split_command("python b.py a,b") == ("python b.py a,b", None)
+    stream = 0x1234_5678_9ABC_DEF0
+    assert game_key(stream) == "123456789abcdef0"  # no secret: the stream key (see the docs)
+    keyed = {game_key(stream, b"secret-a"), game_key(stream, b"secret-b"),
+             game_key(stream + 1, b"secret-a")}  # fmt: skip
+    assert len(keyed) == 3 and all(len(k) == 16 for k in keyed)
+    assert game_key(stream, b"secret-a") == game_key(stream, b"secret-a")
+
+
+def test_the_plan_binds_the_program_and_its_folder_only(tmp_path: Path) -> None:
+    p = sandbox.plan([sys.executable, str(SIMPLE)], cwd=str(tmp_path), hidden=[str(tmp_path)])
+    assert str(SIMPLE.parent) in p.read_only and str(ROOT) not in p.read_only
+    assert any(Path(sys.executable).resolve().is_relative_to(f) for f in p.read_only)
+    assert p.make_cwd and p.cwd == str(tmp_path) and p.hidden_dirs == ()
+    module = sandbox.plan([sys.executable, "-m", "my_bot"], cwd=str(tmp_path),
+                          hidden=[str(tmp_path / "runs")])  # fmt: skip
+    assert str(tmp_path) in module.read_only and not module.make_cwd
