@@ -8,7 +8,7 @@ the bid is made in every world, the rest of the hand is played out (the bidder's
 bids with the bidder, the others with `play`; every card by `play`), and the seat's points,
 its contract made or not, the hand thrown in or not and its team's change of match-win
 estimate (agents/value/match_value.py) are averaged over the worlds. A fitted-Q network
-(train/bid_q.py, the bundled bidder) values every bid: its bid logits, shown as "net Q"; a
+(train/bid_q/, the bundled bidder) values every bid: its bid logits, shown as "net Q"; a
 policy network's value head gives its own estimate of the position (one number: such a
 network values positions, not bids).
 A search bidder (``search:bidder``, alone or in a composition) adds its own value of every bid
@@ -307,7 +307,7 @@ def analyse_bid(
         raw = float(value.float()[0])
         scale = float(extra.get("reward_scale", 0) or 0)
         fitted_q = extra.get("bid_q")
-        if isinstance(fitted_q, dict):  # train/bid_q.py: its bid logits are its bids' values
+        if isinstance(fitted_q, dict):  # train/bid_q/: its bid logits are its bids' values
             out.net_value = logits.float()[0].cpu().numpy()[actions].astype(np.float64)
             points = fitted_q.get("value") == "team_points"
             per_point = float(fitted_q.get("per_point", 0) or 0)

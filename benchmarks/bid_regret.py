@@ -4,7 +4,7 @@
         --positions 4000 --seed 4343 --values /tmp/bid_regret_4343.npz
 
 Positions are drawn at random from the bids of seats 0 and 2 in matches of heuristic-v1
-(`train/bid_q.py`'s `record_positions`, a pool of `--pool` positions: every hand of a match,
+(`train/bid_q/`'s `record_positions`, a pool of `--pool` positions: every hand of a match,
 not only the first). At each, every legal bid is valued twice by `search:bidder` (512 worlds
 of 8,192 deals, heuristic-v1 at every seat of the play-outs, the match-win estimate plus 0.003
 a point), with two independent seeds, A and B, in percentage points of match-win chance. A

@@ -90,7 +90,7 @@ def _config_and_folder(args: argparse.Namespace, load, resume) -> tuple[object, 
 
 
 def _run_bid_q(args: argparse.Namespace) -> int:
-    """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q.py)."""
+    """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q/)."""
     from train.bid_q import BidQTrainer, load_bid_q_config
 
     config, run_dir = _config_and_folder(

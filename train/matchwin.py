@@ -11,7 +11,7 @@ match id, and half to a held-out check; the log loss and calibration of both are
 The bundled ``agents/pretrained/matchwin.npz`` was made by that command (see its README).
 With ``--model heuristic-v1`` the matches are the compiled ``heuristic-v1`` against itself
 (about 10,000 matches a second on one core); ``agents/pretrained/matchwin_h1.npz``, the value
-of the fitted-Q bidder's play-outs (train/bid_q.py), was made by
+of the fitted-Q bidder's play-outs (train/bid_q/), was made by
 
     .venv/bin/python -m train.matchwin --model heuristic-v1 --matches 200000 --tables 4096 \
         --out agents/pretrained/matchwin_h1.npz

@@ -135,20 +135,16 @@ PRESETS: dict[str, dict[str, Any]] = {
                    confidence=0.0, time_per_move=30.0, models="heuristic-v1",
                    own="heuristic-v1", matchwin="matchwin_h1.npz", per_point=0.003),
 }  # fmt: skip
-"""The presets. The other seats are inferred to be the policy or heuristic-v1, bids are
-searched, and a searched action replaces the policy's only when it is one standard error
-better (confidence=1): on the tuning deals (seed 111, 60 duplicate matches against
-heuristic-v1) the models alone won 70.0%, the bid search at one standard error 80.0%, both
-83.3%. The exact endgame is off: on the tuning deals of seed 101 it lost strength against
-selfplay.pt (70.8% -> 60.8%). See BENCHMARKS.md, "Search bot".
+"""The presets. ``default`` and ``strong`` take the other seats for the policy or
+heuristic-v1 (inferred in each world), search the bids too, and replace the policy's action
+by a searched one only when it is one standard error better (confidence=1); the exact
+endgame is off. ``strong`` scores more worlds and every legal card.
 
 ``bidder`` searches every legal bid for a seat whose cards heuristic-v1 plays: the other
 seats are taken for heuristic-v1 (their bids weight 8,192 candidate deals, resampled to 512
 worlds), every seat of every play-out is played by heuristic-v1, and a bid is valued by the
 match-win estimate fitted on heuristic-v1's matches plus 0.003 per point the team scores in
 the hand (per_point: 10 points weigh 3 percentage points of match-win chance); the best
-mean is bid (confidence=0). The budget of 30 s a decision is there not to bind (a decision
-then never depends on the machine). One step of policy improvement over heuristic-v1's
-bidding, computed at the table: see BENCHMARKS.md, "Bidding (issue 20)", fourth and fifth
-rounds. per_point=0.003 won 58.7% on the tuning deals of seed 9201 against 58.1% without it
-(57.4% at 0.005) and turns the bidding report's points per hand from -0.25 to +0.11."""
+mean is bid (confidence=0). Its budget of 30 s a decision is there not to bind, so that a
+decision never depends on the machine. How each value was chosen: BENCHMARKS.md, "Search
+bot" and "Bidding (issue 20)"."""
