@@ -377,7 +377,13 @@ def gen_cli() -> str:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     out = []
+    parsers = []
     for name, p in sub.choices.items():
+        parsers.append((name, p))
+        nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in nested:  # `fourhundred ladder add`, ...: each action's own flags
+            parsers += [(f"{name} {n}", q) for n, q in action.choices.items()]
+    for name, p in parsers:
         fmt = p._get_formatter()
         rows = []
         for a in p._actions:

@@ -22,6 +22,7 @@ from fourhundred_cli import (
     bid_eval,
     bot_check,
     evaluate_run,
+    ladder,
     match,
     play,
     plot,
@@ -33,7 +34,8 @@ from fourhundred_env import __version__
 from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    tournament, bot_check, play, match, train, evaluate_run, bid_eval, bid_analyse, plot, serve,
+    tournament, ladder, bot_check, play, match, train, evaluate_run, bid_eval, bid_analyse, plot,
+    serve,
 )  # fmt: skip
 
 

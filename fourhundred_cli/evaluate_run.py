@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from fourhundred_env.errors import FourHundredError
 
@@ -21,6 +22,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="duplicate matches per snapshot (default: the run's eval_matches)",
     )
     p.add_argument("--every", type=int, default=1, help="evaluate every K-th snapshot")
+    p.add_argument(
+        "--ladder", metavar="FILE",
+        help="add the snapshots to this ladder instead (fourhundred ladder), the opponent "
+        "first; log ladder/elo by training step and write <run>/plots/ladder_elo.png "
+        "(default: none)",
+    )  # fmt: skip
+    p.add_argument("--workers", type=int, default=2, help="processes playing the games")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         raise FourHundredError(f"{args.run!r} has no checkpoints/policy_*.pt snapshots")
     opponent = args.opponent or config.eval_opponent
     matches = args.matches or config.eval_matches
+    if args.ladder:
+        return _to_ladder(args, run, config, snapshots, opponent, matches)
     writer = SummaryWriter(str(run))  # beside the run's own events: one TensorBoard run
     print(f"{len(snapshots)} snapshots of {run} against {opponent}, {matches} duplicate matches")
     for snap in snapshots:
@@ -58,3 +68,71 @@ def run(args: argparse.Namespace) -> int:
         )
     writer.close()
     return 0
+
+
+def _step(config: Any, update: int) -> int:
+    """The trainer's step of a snapshot: learner decisions trained on by that update."""
+    return update * config.num_tables * config.rollout_steps
+
+
+def _to_ladder(
+    args: argparse.Namespace, run: Path, config: Any, snapshots: list[Path], opponent: str,
+    matches: int,
+) -> int:  # fmt: skip
+    """Add `opponent`, then each snapshot, to the ladder `args.ladder` (each an event: it
+    plays every bot on the ladder); log and draw the Elo by training step."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from tournament.config import files_digest
+    from tournament.db import ReadOnlyResults
+    from tournament.db.ladder import read_ladder
+    from tournament.figures import save_figure
+    from tournament.ladder.history import ladder_report
+    from tournament.ladder.play import add_bots
+    from tournament.ladder.plots import figure_by_step, step_points
+
+    kind = "neural-bid" if config.mode == "bidding" else "neural"
+    play = {"workers": args.workers, "progress": True}
+    path = Path(args.ladder)
+    print(f"{len(snapshots)} snapshots of {run} onto the ladder {path} ({opponent} first), "
+          f"{matches} duplicate matches per pairing")  # fmt: skip
+    for spec, info in [(opponent, {}), *(
+        (f"{kind}:{snap}", {"run": str(run), "update": int(snap.stem.split("_")[1]),
+                            "step": _step(config, int(snap.stem.split("_")[1]))})
+        for snap in snapshots
+    )]:  # fmt: skip
+        if _on_ladder(path, spec, files_digest(spec), read_ladder, ReadOnlyResults):
+            continue
+        add_bots(path, [spec], matches, seed=None if path.exists() else config.seed,
+                 rules=None if path.exists() else config.rules, info={spec: info}, play=play,
+                 anchor=opponent if not path.exists() else None)  # fmt: skip
+    with ReadOnlyResults(path) as db:
+        report = ladder_report(db)
+    ref = next((b for b in report["bots"] if b["label"] == opponent), None)
+    points = [p for p in step_points(report, opponent) if str(run) in p["label"]]
+    writer = SummaryWriter(str(run))
+    for p in points:
+        for key in ("elo", "low", "high"):
+            writer.add_scalar(f"ladder/elo{'' if key == 'elo' else '_' + key}", p[key], p["step"])
+        writer.add_scalar("ladder/win_rate", p["win_rate"], p["step"])
+        print(f"  step {p['step']:>10}: Elo {p['elo']:.0f} [{p['low']:.0f}, {p['high']:.0f}]  "
+              f"win rate against {opponent} {100 * p['win_rate']:5.1f}% "
+              f"[{100 * p['win_low']:.1f}, {100 * p['win_high']:.1f}]")  # fmt: skip
+    writer.close()
+    png = save_figure(figure_by_step(points, opponent, ref["elo"] if ref else None),
+                      run / "plots" / "ladder_elo.png")  # fmt: skip
+    print(f"TensorBoard: {run} (ladder/*); plot: {png}; the whole ladder: "
+          f"fourhundred ladder report --db {path}")  # fmt: skip
+    return 0
+
+
+def _on_ladder(path: Path, spec: str, digest: str | None, read: Any, opener: Any) -> bool:
+    """Whether `spec`, with these files, is on the ladder with its games all played."""
+    if not path.exists():
+        return False
+    with opener(path) as db:
+        ladder = read(db)
+    bots = [b for b in ladder.bots if b.spec == spec and b.files == digest]
+    if not bots or bots[-1].label not in ladder.active():
+        return False
+    return all(e.finished for e in ladder.events if bots[-1].label in e.labels)

@@ -145,14 +145,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     check_seed(args.seed)
     overrides = tournament_overrides(args)
-    if args.config is None and overrides.get("agents") is None:
-        overrides["agents"] = list(DEFAULT_AGENTS)
-    cfg = load_config(args.config, overrides)
-    _writable_folder(cfg.out_dir, "--out")
+    pairings = None
     if args.report_only:
-        if not cfg.db_path.exists():
-            raise FourHundredError(f"--report-only: no results database at {str(cfg.db_path)!r}")
+        cfg, pairings = _report_config(args, overrides)
     else:
+        if args.config is None and overrides.get("agents") is None:
+            overrides["agents"] = list(DEFAULT_AGENTS)
+        cfg = load_config(args.config, overrides)
+    _writable_folder(cfg.out_dir, "--out")
+    if not args.report_only:
         try:
             summary = run_tournament(cfg, overwrite=args.overwrite)
         except KeyboardInterrupt:
@@ -180,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
             )
             + ")"
         )
-    with ReadOnlyResults(cfg.db_path, cfg.fingerprint()) as db:
-        report = build_report(db, cfg)
+    with ReadOnlyResults(cfg.db_path, None if args.report_only else cfg.fingerprint()) as db:
+        report = build_report(db, cfg, pairings=pairings)
     print(format_report(report))
     paths = write_report(report, cfg.out_dir)
     print("report: " + ", ".join(str(p) for p in paths.values()))
@@ -194,6 +195,61 @@ def run(args: argparse.Namespace) -> int:
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))
     return 0
+
+
+def _report_config(
+    args: argparse.Namespace, overrides: dict[str, Any]
+) -> tuple[Any, dict[tuple[str, str], int] | None]:
+    """(config, a ladder's pairings) of `--report-only`: what the database records (its
+    agents, rules, seed, max_hands, matches played; :func:`config_from_db`), with only the
+    flags given on top, so that `--report-only --db FILE` needs no other flag and a report
+    never counts games the run did not plan."""
+    from pathlib import Path
+
+    from tournament.config import config_from_mapping, load_config
+    from tournament.db import ReadOnlyResults
+    from tournament.db.ladder import recorded_pairings
+    from tournament.report import config_from_db
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if args.config is not None:
+        base = load_config(args.config, {"agents": ["random", "minbid"], **given})
+        given = {"out_dir": base.out_dir, "db": str(base.db_path), **given}
+    path = Path(given["db"]) if given.get("db") else Path(
+        given.get("out_dir", "runs/tournament")
+    ) / "results.sqlite"  # fmt: skip
+    if not path.exists():
+        raise FourHundredError(f"--report-only: no results database at {str(path)!r}")
+    with ReadOnlyResults(path) as db:
+        stored = config_from_db(db)
+        pairings = recorded_pairings(db)
+    from dataclasses import fields
+
+    values = {f.name: getattr(stored, f.name) for f in fields(stored)}
+    values["rules"] = stored.rules.to_dict()
+    values.update(given)
+    values["db"] = str(path)
+    if "out_dir" not in given:  # the report goes beside its database
+        values["out_dir"] = str(path.parent)
+    cfg = config_from_mapping(values)
+    diffs = [k for k in ("agents", "rules", "seed", "max_hands")
+             if _key(cfg, k) != _key(stored, k)]  # fmt: skip
+    if diffs:
+        raise FourHundredError(
+            f"--report-only: database {str(path)!r} holds another tournament ("
+            + "; ".join(f"{k}: database {_key(stored, k)}, flags {_key(cfg, k)}" for k in diffs)
+            + "): expected the flags of its own run, or none"
+        )
+    return cfg, pairings
+
+
+def _key(cfg: Any, key: str) -> Any:
+    """A fingerprint key of a config (agents sorted, rules by name when a preset)."""
+    if key == "agents":
+        return sorted(cfg.agents)
+    if key == "rules":
+        return cfg.effective_rules.name
+    return getattr(cfg, key)
 
 
 def _writable_folder(folder: str, flag: str) -> None:

@@ -27,7 +27,14 @@ from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import entry, parse_spec, spec_settings
 from fourhundred_env.rules import Rules
 
-__all__ = ["TournamentConfig", "TournamentConfigError", "config_from_mapping", "load_config"]
+__all__ = [
+    "TournamentConfig",
+    "TournamentConfigError",
+    "config_from_mapping",
+    "files_digest",
+    "load_config",
+    "spec_files",
+]
 
 _SOURCE = "tournament config"
 _TEXT_LISTS = ("agents", "mirror", "agent_modules")
@@ -180,13 +187,14 @@ class TournamentConfig:
         """A person plays (agent `human`): games one at a time, in this process."""
         return any(parse_spec(spec)[0] == "human" for spec in self.agents)
 
-    def isolated_agents(self) -> tuple[str, ...]:
-        """The agents played in processes of their own under `isolation` (cmd bots, which
-        are such processes by nature, and a person, who plays here, are not listed)."""
+    def isolated_agents(self, specs: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        """The agents (of `specs`, default `agents`) played in processes of their own under
+        `isolation` (cmd bots, which are such processes by nature, and a person, who plays
+        here, are not listed)."""
         if self.isolation == "none":
             return ()
         out = []
-        for spec in self.agents:
+        for spec in self.agents if specs is None else specs:
             name = parse_spec(spec)[0]
             if name in _IN_PROCESS:
                 continue
@@ -215,12 +223,9 @@ class TournamentConfig:
         """What a results database must agree on to be resumed: agents, rules, seed, max_hands."""
         files = {}
         for spec in self.agents:
-            paths = _spec_files(spec)
-            if paths:
-                digest = hashlib.sha256()
-                for path in paths:
-                    digest.update(path.read_bytes())
-                files[spec] = digest.hexdigest()
+            digest = files_digest(spec)
+            if digest is not None:
+                files[spec] = digest
         return {
             "agents": sorted(self.agents),
             "agent_files": files,
@@ -230,7 +235,20 @@ class TournamentConfig:
         }
 
 
-def _spec_files(spec: str) -> list[Path]:
+def files_digest(spec: str) -> str | None:
+    """SHA-256 (hex) of the files an agent spec names (:func:`spec_files`, read in order), or
+    None when it names none: what tells a changed checkpoint or bot program from the one a
+    database was played with."""
+    paths = spec_files(spec)
+    if not paths:
+        return None
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def spec_files(spec: str) -> list[Path]:
     """The files an agent spec names: a checkpoint (``neural:PATH``), or the files on a bot's
     command line (``cmd:python my_bot.py``): a resumed tournament must play the same ones."""
     name, text = parse_spec(spec)

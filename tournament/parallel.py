@@ -26,10 +26,10 @@ from agents.remote.isolated import IsolatedAgent
 from agents.remote.modules import import_agent_modules
 from tournament.config import TournamentConfig
 from tournament.db import ResultsDB
-from tournament.planning import Job, plan_jobs, seeding_meta
+from tournament.planning import Job, Pairing, plan_jobs, seeding_meta
 from tournament.runner import Records, run_job
 
-__all__ = ["RunSummary", "run_tournament"]
+__all__ = ["RunSummary", "check_agents", "connect_backend", "play_pairings", "run_tournament"]
 
 
 def _worker(tasks: Any, results: Any, parent: int) -> None:
@@ -80,43 +80,68 @@ def run_tournament(
     raises FourHundredError and changes nothing. `overwrite` discards an existing database
     first (once this run holds its writer lock).
     """
-    fingerprint = _prepare(cfg)
-    path = cfg.db_path
+    check_agents(cfg)
+    fingerprint = cfg.fingerprint()
     t0 = time.perf_counter()
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
-    cluster = _ray_backend().connect(cfg) if cfg.backend == "ray" else None
+    cluster = connect_backend(cfg)
     try:
-        with ResultsDB(path, fingerprint, overwrite=overwrite) as db:
+        with ResultsDB(cfg.db_path, fingerprint, overwrite=overwrite) as db:
             # what a replay needs beyond the fingerprint to seed the agents as the jobs did
             db.record_meta("seeding", seeding_meta(cfg))
-            dropped = db.drop_unfinished()
-            done = db.finished_games()
-            jobs = plan_jobs(cfg, done)
-            total = len(cfg.pairings()) * cfg.matches * 2
-            todo = sum(len(j.games) for j in jobs)
-            resumed = total - todo
-            bar = _progress(cfg, total, resumed)
-            played = 0
-
-            def write(rec: Records) -> None:
-                nonlocal played
-                db.write(rec.hands, rec.matches, rec.events, rec.move_times)
-                played += len(rec.matches)
-                if bar is not None:
-                    bar.update(len(rec.matches))
-                if on_records is not None:
-                    on_records(rec)
-
-            try:
-                restarted = _play_jobs(cfg, jobs, db, write, cluster)
-            finally:
-                if bar is not None:
-                    bar.close()
+            summary = play_pairings(cfg, db, None, on_records, cluster)
     finally:
         if cluster is not None:
             cluster.close()
+    summary.seconds = time.perf_counter() - t0
+    summary.lock_note = db.lock_note
+    return summary
+
+
+def connect_backend(cfg: TournamentConfig) -> Any:
+    """The Ray cluster a run with ``backend: ray`` plays on (joined before its database is
+    opened, so that an unreachable cluster changes nothing), else None."""
+    return _ray_backend().connect(cfg) if cfg.backend == "ray" else None
+
+
+def play_pairings(
+    cfg: TournamentConfig,
+    db: ResultsDB,
+    pairings: tuple[Pairing, ...] | None,
+    on_records: Callable[[Records], None] | None = None,
+    cluster: Any = None,
+    desc: str = "tournament",
+) -> RunSummary:
+    """Play the games of `pairings` (default: every pairing of `cfg`) that `db`, open for
+    writing, does not hold yet, on the config's backend (`cluster`: from
+    :func:`connect_backend`), every row written here as it arrives; games a killed run left
+    unfinished are dropped and played again. The progress bar (ETA) is labelled `desc`."""
+    t0 = time.perf_counter()
+    if pairings is None:
+        pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
+    dropped = db.drop_unfinished()
+    jobs = plan_jobs(cfg, db.finished_games(), pairings)
+    total = 2 * sum(p.matches for p in pairings)
+    todo = sum(len(j.games) for j in jobs)
+    bar = _progress(cfg, total, total - todo, desc)
+    played = 0
+
+    def write(rec: Records) -> None:
+        nonlocal played
+        db.write(rec.hands, rec.matches, rec.events, rec.move_times)
+        played += len(rec.matches)
+        if bar is not None:
+            bar.update(len(rec.matches))
+        if on_records is not None:
+            on_records(rec)
+
+    try:
+        restarted = _play_jobs(cfg, jobs, db, write, cluster)
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = time.perf_counter() - t0
-    return RunSummary(path, total, resumed, played, dropped, seconds, db.lock_note, restarted)
+    return RunSummary(db.path, total, total - todo, played, dropped, seconds, None, restarted)
 
 
 def _ray_backend() -> Any:
@@ -144,30 +169,35 @@ def _play_jobs(
     return 0
 
 
-def _prepare(cfg: TournamentConfig) -> dict[str, Any]:
-    """The tournament's fingerprint, once its agents can be made; raises before anything is
-    written (the database is checked by ResultsDB, under its writer lock)."""
+def check_agents(cfg: TournamentConfig, specs: tuple[str, ...] | None = None) -> None:
+    """Make each agent of `specs` (default the config's) once, so that an unknown name, bad
+    settings or an unreadable checkpoint raise FourHundredError here, before anything is
+    written, rather than in a worker; a bot process must start and answer."""
     rules = cfg.effective_rules
     import_agent_modules(cfg.agent_modules)
-    isolated = cfg.isolated_agents()
-    for spec in cfg.agents:  # unknown names and unreadable checkpoints fail here, not in a worker
+    specs = cfg.agents if specs is None else specs
+    isolated = cfg.isolated_agents(specs)
+    for spec in specs:
         if spec in isolated:  # its code runs in its own process, even to be checked
             agent = IsolatedAgent(spec, rules, 0, cfg.agent_modules)
         else:
             agent = make_agent(spec, rules, seed=0)
-        check = getattr(agent, "check", None)
-        if check is not None:  # a bot process: it starts and answers, or the run stops here
-            check()
-    return cfg.fingerprint()
+        try:
+            check = getattr(agent, "check", None)
+            if check is not None:  # a bot process: it starts and answers, or the run stops here
+                check()
+        finally:
+            agent.close()
 
 
-def _progress(cfg: TournamentConfig, total: int, initial: int) -> Any:
-    """A tqdm progress bar of the games on stderr, or None when `cfg.progress` is off."""
+def _progress(cfg: TournamentConfig, total: int, initial: int, desc: str) -> Any:
+    """A tqdm progress bar of the games on stderr (with its ETA), or None when
+    `cfg.progress` is off."""
     if not cfg.progress:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="game", desc="tournament", dynamic_ncols=True)
+    return tqdm(total=total, initial=initial, unit="game", desc=desc, dynamic_ncols=True)
 
 
 def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], None]) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from tournament.config import TournamentConfig
 
-__all__ = ["SEEDING_SCHEME", "Job", "agent_seed", "plan_jobs", "seeding_meta"]
+__all__ = ["SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta"]
 
 SEEDING_SCHEME = "pairing-seat"
 """How agents are seeded: by tournament seed, pairing, side and seat (:func:`agent_seed`); the
@@ -41,6 +41,11 @@ class Job:
     agent_modules: tuple[str, ...] = ()
     flush_seconds: float = 0.5
     isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
+    specs: tuple[str, ...] = ()  # the specs of pair[0] and pair[1] when not their labels
+
+    def spec(self, side: int) -> str:
+        """The agent spec of `side` (its label, unless a ladder labels a version otherwise)."""
+        return self.specs[side] if self.specs else self.pair[side]
 
     def agent_seed(self, side: int, seat: int) -> int:
         """Seed of the instance of `side` (0: pair[0]) at `seat`: fixed by the tournament seed,
@@ -55,30 +60,51 @@ def agent_seed(seed: int, pair: tuple[str, str], side: int, seat: int) -> int:
     return int(np.random.SeedSequence(key).generate_state(1, np.uint32)[0])
 
 
+@dataclass(frozen=True)
+class Pairing:
+    """One pairing to play: its labels (sorted; the game keys' ``pair_a``, ``pair_b``), the
+    duplicate matches it gets (match ids 0 to ``matches - 1``) and, when a label is not the
+    agent's spec (a ladder's second version of a checkpoint), the specs of both."""
+
+    pair: tuple[str, str]
+    matches: int
+    specs: tuple[str, ...] = ()
+
+
 def plan_jobs(
-    cfg: TournamentConfig, done: set[tuple[str, str, int, int]] = frozenset()
+    cfg: TournamentConfig,
+    done: set[tuple[str, str, int, int]] = frozenset(),
+    pairings: tuple[Pairing, ...] | None = None,
 ) -> list[Job]:
     """The jobs still to play: chunks of match ids per pairing, without the finished games.
 
-    Jobs are ordered chunk by chunk across pairings, so early results cover every pairing.
+    `pairings`: what to play (a ladder's missing pairings, each with its own number of
+    matches); default every pairing of `cfg` with `cfg.matches`. Jobs are ordered chunk by
+    chunk across pairings, so early results cover every pairing.
     """
+    if pairings is None:
+        pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     rules = cfg.effective_rules.to_dict()
     # A person plays one game at a time (in this process: see `run_tournament`).
     table_batch = 1 if cfg.interactive else cfg.table_batch
-    isolated = cfg.isolated_agents()
     jobs: list[Job] = []
-    num_chunks = math.ceil(cfg.matches / cfg.chunk_matches)
-    for chunk in range(num_chunks):
-        ids = range(chunk * cfg.chunk_matches, min(cfg.matches, (chunk + 1) * cfg.chunk_matches))
-        for pair in cfg.pairings():
+    most = max((p.matches for p in pairings), default=0)
+    for chunk in range(math.ceil(most / cfg.chunk_matches)):
+        first = chunk * cfg.chunk_matches
+        for p in pairings:
+            pair = p.pair
+            ids = range(first, min(p.matches, first + cfg.chunk_matches))
             games = tuple(
                 (m, o) for m in ids for o in (0, 1) if (pair[0], pair[1], m, o) not in done
             )
             if games:
+                specs = p.specs or pair
+                isolated = cfg.isolated_agents(tuple(specs))
                 jobs.append(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
                         table_batch, cfg.agent_modules, cfg.flush_seconds,
-                        tuple(a for a in pair if a in isolated))
+                        tuple(a for a, s in zip(pair, specs, strict=True) if s in isolated),
+                        tuple(p.specs))
                 )  # fmt: skip
     return jobs
 

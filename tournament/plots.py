@@ -26,6 +26,7 @@ import numpy as np
 
 from tournament.config import TournamentConfig
 from tournament.db import ReadOnlyResults, ResultsDB
+from tournament.db.ladder import recorded_pairings
 from tournament.figures import new_figure, save_figure
 from tournament.report import build_report, config_from_db
 
@@ -423,7 +424,7 @@ def write_tournament_plots(
     with ReadOnlyResults(db_path) as db:
         cfg = cfg if cfg is not None else config_from_db(db)
         if report is None:
-            report = build_report(db, cfg)
+            report = build_report(db, cfg, pairings=recorded_pairings(db))
         order = [r["agent"] for r in report["leaderboard"]]
         data = bids_and_tricks(db, cfg)
         figures = {

@@ -10,7 +10,7 @@ pairing that was played, which keeps ratings finite when one side won every game
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -140,3 +140,90 @@ def bootstrap_bradley_terry(
         games[:, i, j] += g
         games[:, j, i] += g
     return fit_bradley_terry(wins, games, prior=prior)
+
+
+def posterior_covariance(theta: np.ndarray, games: np.ndarray, prior: float = 0.0) -> np.ndarray:
+    """(A, A) covariance of the Bradley-Terry log-strengths `theta` (A,) under the normal
+    approximation of their posterior at the fit (the inverse of the log-posterior's curvature,
+    with the `prior` virtual draws per pairing played that the fit used; BayesElo's
+    "covariance"). The gauge is the fit's: strengths centred to mean 0 over the agents that
+    played (the Moore-Penrose inverse of the curvature, whose null space is that shift)."""
+    games = np.asarray(games, np.float64)
+    games = games + prior * (games > 0)
+    diff = theta[:, None] - theta[None, :]
+    p = 1.0 / (1.0 + np.exp(-diff))
+    w = games * p * (1.0 - p)
+    info = np.diag(w.sum(axis=1)) - w  # the negative Hessian: a weighted graph Laplacian
+    return np.linalg.pinv(info, hermitian=True)
+
+
+def rate_agents(
+    labels: Sequence[str],
+    pair_games: Mapping[tuple[str, str], Sequence[tuple[int, float]]],
+    *,
+    prior: float,
+    bootstrap: int,
+    seed: int,
+    anchor: str | None = None,
+) -> dict[str, dict[str, float]]:
+    """Bradley-Terry Elo of each of `labels` ("elo") with its 95% interval ("low", "high");
+    NaN for an agent without games.
+
+    `pair_games`: per pairing (a, b), the (match_id, score of a) of each game; pairings may
+    hold different numbers of games. The interval is the wider, at each end, of two:
+    percentiles of `bootstrap` resamples of duplicate matches within each pairing (which
+    keeps the two games of a deal together), and the normal approximation of the posterior
+    with the `prior` virtual draws per pairing (:func:`posterior_covariance`). The bootstrap
+    alone collapses when every resampled match has the same result (a sweep: ``[1823,
+    1823]``); the posterior's width is then set by the few games there are. `anchor`: the
+    agent pinned at 1500 (its interval is then 0 wide); None: the mean is 1500.
+    """
+    index = {a: i for i, a in enumerate(labels)}
+    n = len(labels)
+    wins = np.zeros((n, n))
+    games = np.zeros((n, n))
+    groups = []
+    for (a, b), results in sorted(pair_games.items()):
+        i, j = index[a], index[b]
+        s = sum(x for _, x in results)
+        wins[i, j] += s
+        wins[j, i] += len(results) - s
+        games[i, j] += len(results)
+        games[j, i] += len(results)
+        by_match: dict[int, list[float]] = {}
+        for m, x in results:
+            by_match.setdefault(m, []).append(x)
+        groups.append((i, j, np.array([sum(v) for v in by_match.values()]),
+                       np.array([len(v) for v in by_match.values()], np.float64)))  # fmt: skip
+    at = index[anchor] if anchor is not None and anchor in index else None
+    played = games.sum(axis=1) > 0
+    theta = fit_bradley_terry(wins, games, prior=prior)
+    elo = elo_from_theta(theta, at)
+    cov = posterior_covariance(theta, games, prior)
+    if at is None:  # the mean over all labels is the base: Var(theta_i - mean) in nats^2
+        centre = np.eye(n) - np.full((n, n), 1.0 / n)
+    else:
+        centre = np.eye(n) - np.eye(n)[at][None, :]
+    sd = ELO_PER_NAT * np.sqrt(np.maximum(np.diag(centre @ cov @ centre.T), 0.0))
+    low, high = elo - Z95 * sd, elo + Z95 * sd
+    if bootstrap > 0 and groups:
+        rng = np.random.default_rng([seed, 0xE10])
+        boot = elo_from_theta(bootstrap_bradley_terry(groups, n, bootstrap, rng, prior=prior), at)
+        low = np.minimum(low, np.percentile(boot, 2.5, axis=0))
+        high = np.maximum(high, np.percentile(boot, 97.5, axis=0))
+    nan = float("nan")
+
+    def col(x: np.ndarray) -> dict[str, float]:
+        return {a: float(x[i]) if played[i] else nan for a, i in index.items()}
+
+    return {"elo": col(elo), "low": col(low), "high": col(high), "sd": col(sd)}
+
+
+RATING_METHOD = (
+    "Bradley-Terry MLE with {prior:g} virtual draw(s) per pairing played, {per_nat:.1f} Elo "
+    "per nat; 95% intervals: the wider, at each end, of {bootstrap} bootstrap resamples of "
+    "duplicate matches within pairings (2.5/97.5 percentiles) and the posterior's normal "
+    "approximation (as BayesElo), so that a sweep of few matches keeps a wide interval"
+)
+"""The footnote that says how :func:`rate_agents` rates (``.format(prior=, per_nat=,
+bootstrap=)``)."""

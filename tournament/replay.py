@@ -22,10 +22,9 @@ is followed in one place.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,14 @@ from agents.protocol import Agent
 from agents.registry import make_agent
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.history import HandRecord
-from fourhundred_env.registry import spec_settings
+from fourhundred_env.registry import parse_spec, spec_settings
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
+from tournament.config import files_digest, spec_files
 from tournament.db import HAND_COLUMNS, MATCH_COLUMNS, GameKey, HandRow, MatchRow, ResultsDB
 from tournament.planning import SEEDING_SCHEME, agent_seed
-from tournament.runner import game_streams, import_agent_modules
+from tournament.runner import close_agents, game_streams, import_agent_modules
 
 __all__ = [
     "ReplayError",
@@ -77,6 +77,12 @@ class TournamentInfo:
     max_hands: int
     scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME or an earlier one)
     agent_modules: tuple[str, ...]
+    specs: dict[str, str] = field(default_factory=dict)  # label -> spec where they differ
+    # (a ladder's later version of a checkpoint: ``SPEC@v2``)
+
+    def spec(self, label: str) -> str:
+        """The agent spec the games of `label` were played with."""
+        return self.specs.get(label, label)
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,7 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
             max_hands=int(fp["max_hands"]),
             scheme=str(seeding.get("scheme", EARLIER_SCHEME)),
             agent_modules=tuple(seeding.get("agent_modules", ())),
+            specs=dict(fp.get("specs", {})),
         )
     except (KeyError, TypeError, ValueError, FourHundredError) as e:
         raise ReplayError(
@@ -139,8 +146,8 @@ def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
     pair_a, pair_b, _, _ = key
     pair = (pair_a, pair_b)
     return [
-        [make_agent(pair[side], info.rules, seed=agent_seed(info.seed, pair, side, seat))
-         for seat in range(4)]
+        [make_agent(info.spec(pair[side]), info.rules,
+                    seed=agent_seed(info.seed, pair, side, seat)) for seat in range(4)]
         for side in (0, 1)
     ]  # fmt: skip
 
@@ -157,28 +164,43 @@ def game_table(info: TournamentInfo, key: GameKey) -> Table:
 # -- why a game cannot be replayed ---------------------------------------------------------------
 def replay_blocker(info: TournamentInfo, label: str) -> str | None:
     """Why games of agent `label` cannot be replayed card by card, or None if they can: the
-    agent is unknown now, its checkpoint changed or is gone, or it is not replayable."""
+    agent is unknown now, its files (a checkpoint, a ``cmd:`` bot's program) changed or are
+    gone, or it is not replayable."""
+    spec = info.spec(label)
     expected = info.agent_files.get(label)
     if expected is not None:
-        path = getattr(_settings(label), "path", None)
-        if not isinstance(path, str) or not Path(path).is_file():
-            return f"{label}: its checkpoint {path!r} is not there any more"
-        if hashlib.sha256(Path(path).read_bytes()).hexdigest() != expected:
+        what = "program" if parse_spec(spec)[0] == "cmd" else "checkpoint"
+        paths = [str(p) for p in spec_files(spec)] or _named_paths(spec)
+        gone = [p for p in paths if not Path(p).is_file()]
+        if gone or not paths:
+            return f"{label}: its {what} {(gone or paths or [spec])[0]!r} is not there any more"
+        if files_digest(spec) != expected:
             return (
-                f"{label}: its checkpoint {path!r} changed since the tournament (SHA-256 "
-                "differs from the one the database records)"
+                f"{label}: its {what} {', '.join(paths)!r} changed since the tournament "
+                "(its SHA-256 differs from the one the database records)"
             )
     try:
         import_agent_modules(info.agent_modules)
-        agent = make_agent(label, info.rules, seed=0)
+        agent = make_agent(spec, info.rules, seed=0)
     except FourHundredError as e:
         return f"{label}: cannot be made now ({e})"
-    if not agent.replayable:
-        return (
-            f"{label}: its decisions depend on random draws made in the order of the "
-            "tournament's calls (not replayable)"
-        )
+    try:
+        # A bot program declares nothing of its determinism; with its files unchanged it is
+        # replayed, and each hand checked against its row shows whether it decided the same.
+        if not agent.replayable and not (parse_spec(spec)[0] == "cmd" and expected):
+            return (
+                f"{label}: its decisions depend on random draws made in the order of the "
+                "tournament's calls (not replayable)"
+            )
+    finally:
+        agent.close()
     return None
+
+
+def _named_paths(spec: str) -> list[str]:
+    """The file a spec's settings name (`path`), whether or not it exists."""
+    path = getattr(_settings(spec), "path", None)
+    return [path] if isinstance(path, str) else []
 
 
 def _settings(label: str) -> Any:
@@ -264,6 +286,16 @@ def replay_game(db: ResultsDB, key: GameKey) -> ReplayedGame:
     if blockers:
         return _unreplayed(key, match, rows, "cannot replay the cards: " + "; ".join(blockers))
     agents = game_agents(info, key)
+    try:
+        return _replay(db, key, info, match, rows, agents)
+    finally:
+        close_agents(agents)  # a cmd bot's processes
+
+
+def _replay(
+    db: ResultsDB, key: GameKey, info: TournamentInfo, match: MatchRow, rows: list[HandRow],
+    agents: list[list[Agent]],
+) -> ReplayedGame:  # fmt: skip
     for side in agents:
         for agent in side:
             agent.reset(1)

@@ -412,14 +412,13 @@ def make_job_agents(job: Job) -> list[list[Agent]]:
     import_agent_modules(job.agent_modules)
     rules = Rules.from_dict(job.rules)
 
-    def make(label: str, seed: int) -> Agent:
-        if label in job.isolated:
-            return IsolatedAgent(label, rules, seed, job.agent_modules)
-        return make_agent(label, rules, seed=seed)
+    def make(side: int, seed: int) -> Agent:
+        spec = job.spec(side)
+        if job.pair[side] in job.isolated:
+            return IsolatedAgent(spec, rules, seed, job.agent_modules)
+        return make_agent(spec, rules, seed=seed)
 
-    return [
-        [make(job.pair[side], job.agent_seed(side, seat)) for seat in range(4)] for side in (0, 1)
-    ]
+    return [[make(side, job.agent_seed(side, seat)) for seat in range(4)] for side in (0, 1)]
 
 
 def close_agents(agents: Sequence[Sequence[Agent]]) -> None:

@@ -43,6 +43,7 @@ from tournament.db.checks import (
     DatabaseDamagedError,
     DatabaseMismatchError,
     check_fingerprint,
+    check_schema,
     read_meta,
     recover_interrupted_write,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "Row",
     "WriterLock",
     "check_fingerprint",
+    "check_schema",
     "lock_path",
     "read_meta",
     "recover_interrupted_write",

@@ -98,6 +98,19 @@ def read_meta(path: Path) -> dict[str, str]:
         con.close()
 
 
+def check_schema(path: Path, meta: Mapping[str, str]) -> None:
+    """Raise DatabaseMismatchError when the database's schema (meta ``schema``) is newer than
+    this version of fourhundred writes and reads."""
+    from tournament.db.schema import SCHEMA_VERSION
+
+    stored = meta.get("schema", "1")
+    if not stored.isdigit() or int(stored) > SCHEMA_VERSION:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} has schema {stored}, newer than this fourhundred's "
+            f"{SCHEMA_VERSION}: expected a database of this version; upgrade fourhundred"
+        )
+
+
 def _describe(fp: Mapping[str, Any], key: str) -> str:
     value = fp.get(key)
     return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
@@ -113,6 +126,14 @@ def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
     if not path.exists():
         return False
     rows = read_meta(path)
+    check_schema(path, rows)
+    if "ladder" in rows:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} is a ladder (`fourhundred ladder`), not one tournament: "
+            f"expected a tournament database; add bots with `fourhundred ladder add SPEC --db "
+            f"{path}`, report it with `fourhundred ladder report --db {path}`, or choose another "
+            "--db"
+        )
     if "fingerprint" not in rows:
         raise DatabaseMismatchError(
             f"database {str(path)!r} has no tournament fingerprint: expected one written by "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from fourhundred_env.errors import FourHundredError
 from tournament.db.checks import (
     DatabaseDamagedError,
     check_fingerprint,
+    check_schema,
     damaged_error,
     read_meta,
     recover_interrupted_write,
@@ -41,8 +42,14 @@ class ResultsDB:
     """
 
     def __init__(
-        self, path: str | Path, fingerprint: Mapping[str, Any], overwrite: bool = False
+        self,
+        path: str | Path,
+        fingerprint: Mapping[str, Any],
+        overwrite: bool = False,
+        check: Callable[[Path], None] | None = None,
     ) -> None:
+        """`check(path)`: run instead of the fingerprint check (under the lock, before
+        anything is written) by a writer that checks the file its own way (a ladder)."""
         self.path = Path(path)
         self.con: sqlite3.Connection | None = None
         try:
@@ -60,7 +67,10 @@ class ResultsDB:
                     Path(str(self.path) + suffix).unlink(missing_ok=True)
             else:
                 recover_interrupted_write(self.path)
-                check_fingerprint(self.path, fingerprint)
+                if check is not None:
+                    check(self.path)
+                else:
+                    check_fingerprint(self.path, fingerprint)
             self.con = sqlite3.connect(self.path, timeout=30)
             self.con.execute("PRAGMA synchronous=NORMAL")
             with self.con:
@@ -184,6 +194,15 @@ class ResultsDB:
                 "INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, json.dumps(dict(value)))
             )
 
+    def set_meta(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store `value` (as JSON) under `key` in ``meta``, replacing what is there (a
+        ladder's fingerprint grows with every bot added)."""
+        with self.con:
+            self.con.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (key, json.dumps(dict(value), sort_keys=True)),
+            )
+
 
 class ReadOnlyResults(ResultsDB):
     """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
@@ -202,5 +221,5 @@ class ReadOnlyResults(ResultsDB):
         if fingerprint is not None:
             check_fingerprint(self.path, fingerprint)
         else:
-            read_meta(self.path)
+            check_schema(self.path, read_meta(self.path))
         self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,8 @@ import numpy as np
 
 from tournament.config import TournamentConfig, config_from_mapping
 from tournament.db import DatabaseMismatchError, ReadOnlyResults, ResultsDB, time_bin_edge
-from tournament.ratings import (
-    ELO_PER_NAT,
-    bootstrap_bradley_terry,
-    elo_from_theta,
-    fit_bradley_terry,
-    wilson_interval,
-)
+from tournament.db.ladder import recorded_pairings
+from tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
 FORFEIT_KINDS = ("timeout", "error", "illegal")
 
@@ -39,26 +35,36 @@ def _rate(score: float, n: int) -> dict[str, float | int]:
     }
 
 
-def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) -> dict[str, Any]:
+def build_report(
+    db: ResultsDB,
+    cfg: TournamentConfig,
+    seed: int | None = None,
+    pairings: Mapping[tuple[str, str], int] | None = None,
+) -> dict[str, Any]:
     """Everything the tournament measured so far, as a JSON-ready dict (see :mod:`tournament.report`).
 
-    `seed`: of the Elo bootstrap (default: the tournament's seed).
+    `seed`: of the Elo bootstrap (default: the tournament's seed). `pairings`: the duplicate
+    matches planned per pairing (a ladder's differ); default `cfg.matches` for each of
+    `cfg.pairings()`.
     """
     labels = sorted(cfg.agents)
-    pairs = set(cfg.pairings())
-    matches = _finished_games(db, cfg, pairs)
+    if pairings is None:
+        pairings = {p: cfg.matches for p in cfg.pairings()}
+    pairs = set(pairings)
+    limit = max(pairings.values(), default=cfg.matches)  # no pairing holds a higher match id
+    matches = _finished_games(db, limit, pairs)
     games = _tally_games(matches, labels)
-    hand_stats = _hand_stats(db, cfg, labels, pairs)
+    hand_stats = _hand_stats(db, limit, labels, pairs)
     move_times = _move_times(db, labels, pairs)
     for a in labels:
         hand_stats[a].update(move_times[a])
-    conduct = _conduct(db, cfg, pairs)
-    pairwise, mirror, matrix = _pairwise(labels, games)
+    conduct = _conduct(db, limit, pairs)
+    pairwise, mirror, matrix = _pairwise(labels, games, pairings)
     elo = _ratings(cfg, labels, games.pair_games, seed)
     return {
-        "config": _config_summary(cfg),
+        "config": _config_summary(cfg, pairings),
         "games": len(matches),
-        "games_expected": len(pairs) * cfg.matches * 2,
+        "games_expected": 2 * sum(pairings.values()),
         "unfinished": games.unfinished,
         "leaderboard": _leaderboard(labels, games, hand_stats, conduct, elo),
         "pairwise": pairwise,
@@ -69,19 +75,22 @@ def build_report(db: ResultsDB, cfg: TournamentConfig, seed: int | None = None) 
             "first_dealer_team": _rate(games.first_dealer_score, games.num_non_mirror),
         },
         "conduct": conduct,
-        "elo_method": (
-            f"Bradley-Terry MLE with {cfg.bt_prior} virtual draw(s) per pairing, "
-            f"{ELO_PER_NAT:.1f} Elo per nat; {cfg.bootstrap} bootstrap resamples of duplicate "
-            "matches within pairings (2.5/97.5 percentiles)"
+        "elo_method": RATING_METHOD.format(
+            prior=cfg.bt_prior, per_nat=ELO_PER_NAT, bootstrap=cfg.bootstrap
         ),
     }
 
 
-def _config_summary(cfg: TournamentConfig) -> dict[str, Any]:
-    """What the report says of its tournament's config."""
+def _config_summary(
+    cfg: TournamentConfig, pairings: Mapping[tuple[str, str], int]
+) -> dict[str, Any]:
+    """What the report says of its tournament's config (`matches`: the fewest and the most
+    duplicate matches planned for a pairing)."""
+    counts = sorted(pairings.values()) or [cfg.matches]
     return {
         "agents": list(cfg.agents),
-        "matches": cfg.matches,
+        "matches": counts[-1],
+        "matches_fewest": counts[0],
         "rules": cfg.effective_rules.to_dict(),
         "rules_name": cfg.effective_rules.name,
         "seed": cfg.seed,
@@ -94,14 +103,14 @@ def _config_summary(cfg: TournamentConfig) -> dict[str, Any]:
 
 
 def _finished_games(
-    db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]
+    db: ResultsDB, limit: int, pairs: set[tuple[str, str]]
 ) -> list[tuple[Any, ...]]:
     """(pair_a, pair_b, match_id, orientation, finished, winner_team, first_dealer) of the
-    games with a match row, of this config's pairings and match ids."""
+    games with a match row, of these pairings and match ids below `limit`."""
     rows = db.query(
         "SELECT pair_a, pair_b, match_id, orientation, finished, winner_team, first_dealer "
         "FROM matches WHERE match_id < ?",
-        (cfg.matches,),
+        (limit,),
     )
     return [r for r in rows if (r[0], r[1]) in pairs]
 
@@ -150,10 +159,11 @@ def _tally_games(matches: list[tuple[Any, ...]], labels: list[str]) -> _Games:
 
 
 def _pairwise(
-    labels: list[str], games: _Games
+    labels: list[str], games: _Games, pairings: Mapping[tuple[str, str], int]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, dict[str, float | None]]]:
     """(pairwise entries, mirror entries, matrix of the row agent's win rate against the
-    column agent's)."""
+    column agent's); each entry says how many games its pairing holds and how many were
+    planned (`games_expected`)."""
     pairwise = []
     matrix: dict[str, dict[str, float | None]] = {a: {b: None for b in labels} for a in labels}
     for (a, b), results in sorted(games.pair_games.items()):
@@ -169,6 +179,7 @@ def _pairwise(
             "sweeps": sum(v == 2.0 for v in whole),
             "splits": sum(0.0 < v < 2.0 for v in whole),
             "swept": sum(v == 0.0 for v in whole),
+            "games_expected": 2 * pairings.get((a, b), 0),
         }  # fmt: skip
         pairwise.append(entry)
         matrix[a][b] = entry["rate"]
@@ -221,49 +232,11 @@ def _ratings(
     pair_games: dict[tuple[str, str], list[tuple[int, float]]],
     seed: int | None,
 ) -> dict[str, dict[str, float]]:
-    """Bradley-Terry Elo of each agent ("elo") with its bootstrap interval ("low", "high");
-    NaN for an agent without games."""
-    index = {a: i for i, a in enumerate(labels)}
-    n = len(labels)
-    wins = np.zeros((n, n))
-    games = np.zeros((n, n))
-    groups = []
-    for (a, b), results in pair_games.items():
-        i, j = index[a], index[b]
-        s = sum(x for _, x in results)
-        wins[i, j] += s
-        wins[j, i] += len(results) - s
-        games[i, j] += len(results)
-        games[j, i] += len(results)
-        by_match: dict[int, list[float]] = defaultdict(list)
-        for m, x in results:
-            by_match[m].append(x)
-        groups.append(
-            (
-                i,
-                j,
-                np.array([sum(v) for v in by_match.values()]),
-                np.array([len(v) for v in by_match.values()], np.float64),
-            )
-        )
-    anchor = index[cfg.elo_anchor] if cfg.elo_anchor is not None else None
-    played = games.sum(axis=1) > 0
-    theta = fit_bradley_terry(wins, games, prior=cfg.bt_prior)
-    elo = elo_from_theta(theta, anchor)
-    low = np.full(n, np.nan)
-    high = np.full(n, np.nan)
-    if cfg.bootstrap > 0 and groups:
-        rng = np.random.default_rng([cfg.seed if seed is None else seed, 0xE10])
-        boot = bootstrap_bradley_terry(groups, n, cfg.bootstrap, rng, prior=cfg.bt_prior)
-        boot_elo = elo_from_theta(boot, anchor)
-        low = np.percentile(boot_elo, 2.5, axis=0)
-        high = np.percentile(boot_elo, 97.5, axis=0)
-    nan = float("nan")
-    return {
-        "elo": {a: float(elo[i]) if played[i] else nan for a, i in index.items()},
-        "low": {a: float(low[i]) if played[i] else nan for a, i in index.items()},
-        "high": {a: float(high[i]) if played[i] else nan for a, i in index.items()},
-    }
+    """Bradley-Terry Elo of each agent with its 95% interval (:func:`rate_agents`)."""
+    return rate_agents(
+        labels, pair_games, prior=cfg.bt_prior, bootstrap=cfg.bootstrap,
+        seed=cfg.seed if seed is None else seed, anchor=cfg.elo_anchor,
+    )  # fmt: skip
 
 
 _HAND_SQL = (
@@ -279,13 +252,11 @@ _HAND_SQL = (
 
 
 def _hand_stats(
-    db: ResultsDB, cfg: TournamentConfig, labels: list[str], pairs: set[tuple[str, str]]
+    db: ResultsDB, limit: int, labels: list[str], pairs: set[tuple[str, str]]
 ) -> dict[str, dict[str, float | int]]:
     """Per agent, its hand statistics (see :mod:`tournament.report`) over the hands of finished
     games against other agents."""
-    rows = [
-        r for r in db.query(_HAND_SQL, (cfg.matches,)) if (r[0], r[1]) in pairs and r[0] != r[1]
-    ]
+    rows = [r for r in db.query(_HAND_SQL, (limit,)) if (r[0], r[1]) in pairs and r[0] != r[1]]
     out: dict[str, dict[str, float | int]] = {}
     if not rows:
         for a in labels:
@@ -355,7 +326,7 @@ def _move_times(
     return out
 
 
-def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) -> dict[str, Any]:
+def _conduct(db: ResultsDB, limit: int, pairs: set[tuple[str, str]]) -> dict[str, Any]:
     """Conduct events counted by agent (forfeits, slow moves, by kind) and the first ten
     forfeits as examples."""
     rows = [
@@ -363,7 +334,7 @@ def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) 
         for r in db.query(
             "SELECT pair_a, pair_b, match_id, orientation, hand_index, seat, agent, kind, detail, "
             "seconds FROM events WHERE match_id < ? ORDER BY id",
-            (cfg.matches,),
+            (limit,),
         )
         if (r[0], r[1]) in pairs
     ]
@@ -393,8 +364,9 @@ def _conduct(db: ResultsDB, cfg: TournamentConfig, pairs: set[tuple[str, str]]) 
 # -- a database alone ---------------------------------------------------------------------------
 def config_from_db(db: ResultsDB) -> TournamentConfig:
     """The tournament config as far as the database records it: its agents, rules, seed and
-    max_hands (the fingerprint), `matches` up to the highest match id played, `mirror` if any
-    mirror game was played; everything else at its default."""
+    max_hands (the fingerprint; a ladder's bots, all its versions), `matches` up to the
+    highest match id played, `mirror` if any mirror game was played, a ladder's Elo anchor;
+    everything else at its default."""
     meta = db.meta()
     if "fingerprint" not in meta:
         raise DatabaseMismatchError(
@@ -404,6 +376,7 @@ def config_from_db(db: ResultsDB) -> TournamentConfig:
     fp = json.loads(meta["fingerprint"])
     (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
     (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
+    anchor = json.loads(meta["ladder"]).get("anchor") if "ladder" in meta else None
     return config_from_mapping(
         {
             "agents": list(fp["agents"]),
@@ -414,6 +387,7 @@ def config_from_db(db: ResultsDB) -> TournamentConfig:
             "mirror": bool(mirror),
             "db": str(db.path),
             "progress": False,
+            "elo_anchor": anchor,
         }
     )
 
@@ -421,7 +395,8 @@ def config_from_db(db: ResultsDB) -> TournamentConfig:
 def load_report(
     db_path: str | Path, cfg: TournamentConfig | None = None
 ) -> tuple[TournamentConfig, dict[str, Any]]:
-    """(config, :func:`build_report` dict) of a results database."""
+    """(config, :func:`build_report` dict) of a results database (a tournament's or a
+    ladder's, whose pairings it reads from the database)."""
     with ReadOnlyResults(db_path) as db:
         cfg = cfg if cfg is not None else config_from_db(db)
-        return cfg, build_report(db, cfg)
+        return cfg, build_report(db, cfg, pairings=recorded_pairings(db))

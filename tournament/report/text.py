@@ -18,8 +18,10 @@ def _num(x: float, fmt: str) -> str:
 def format_report(report: dict[str, Any]) -> str:
     """The report as text: leaderboard, pairwise matrix, mirror and seat checks, conduct."""
     c = report["config"]
+    fewest = c.get("matches_fewest", c["matches"])
+    per_pairing = f"{c['matches']}" if fewest == c["matches"] else f"{fewest} to {c['matches']}"
     lines = [
-        f"Tournament: {len(c['agents'])} agents, {c['matches']} duplicate matches per pairing "
+        f"Tournament: {len(c['agents'])} agents, {per_pairing} duplicate matches per pairing "
         f"({report['games']} of {report['games_expected']} games played), rules {c['rules_name']}, "
         f"seed {c['seed']}",
         "",
@@ -33,7 +35,7 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 _LEGEND = (
-    "Elo with its bootstrap 95% interval; win% with its Wilson 95% interval; pts/hand: points "
+    "Elo with its 95% interval (see the last line); win% with its Wilson 95% interval; pts/hand: points "
     "per hand played; made%: contracts made; avg-bid: mean bid; thrown/100: hands thrown in "
     "that the agent caused, per 100; ms/move: agent time per decision; forfeits: contracts "
     "forfeited (conduct)."
@@ -86,7 +88,7 @@ def _format_pairwise(report: dict[str, Any]) -> list[str]:
         for p in report["pairwise"]:
             lines.append(
                 f"  {p['agent']} v {p['opponent']}: {100 * p['rate']:.1f}% "
-                f"[{100 * p['low']:.1f}, {100 * p['high']:.1f}] of {p['games']} games; "
+                f"[{100 * p['low']:.1f}, {100 * p['high']:.1f}] of {_games_of(p)}; "
                 f"{p['sweeps']} / {p['splits']} / {p['swept']} of {p['duplicate_matches']}"
             )
     timed = [r for r in report["leaderboard"] if r.get("ms_p50") == r.get("ms_p50")]
@@ -98,6 +100,12 @@ def _format_pairwise(report: dict[str, Any]) -> list[str]:
                 f"{r['ms_p99']:.3g}, {r['ms_max']:.3g}"
             )
     return lines
+
+
+def _games_of(p: dict[str, Any]) -> str:
+    """ "N games", and of how many planned when the pairing is not complete."""
+    planned = p.get("games_expected", p["games"])
+    return f"{p['games']} games" + (f" (of {planned} planned)" if planned != p["games"] else "")
 
 
 def _format_checks(report: dict[str, Any]) -> list[str]:

@@ -1,0 +1,334 @@
+"""A ladder's own tables beside the results: its bots, its events and its pairings.
+
+A ladder (:mod:`tournament.ladder`) is a results database that grows: each ``ladder add`` is an
+event that puts bots on it and plays the pairings they are missing. Its rows of ``hands``,
+``matches`` and ``events`` are a tournament's (keyed by the pairing's labels), and three tables
+say what the ladder is made of::
+
+    ladder_bots      label                one bot version: its spec, version number, the SHA-256
+                                          of its files (None: it names none), the event that
+                                          first added it, and what else is known (JSON: a
+                                          training run's step, say)
+    ladder_events    event                1, 2, ...: kind (add, remove), the labels added or
+                                          retired, the versions retired by the add (their files
+                                          changed), matches per pairing, start and end times
+    ladder_pairings  pair_a, pair_b       the event that planned it and its duplicate matches
+
+A bot's label is its spec; a later version of the same spec (its checkpoint or program
+changed) is labelled ``SPEC@v2``, ``SPEC@v3``..., so the game keys of two versions never meet
+and a ladder whose bots never changed holds the rows of a tournament of the same bots. The meta
+key ``ladder`` holds the settings every pairing shares (rules, seed, max_hands, the anchor of
+the ratings) and the ladder's format version; ``fingerprint`` is kept up to date with every
+bot, so that the readers of tournament databases (the report, replays, the web's Watch view)
+read a ladder as they read a tournament.
+
+:func:`read_ladder` reads any database the project writes: a tournament's is read as a ladder
+of one event that added all its agents.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tournament.db.checks import DatabaseMismatchError
+from tournament.db.results import ResultsDB
+
+__all__ = [
+    "LADDER_SCHEMA",
+    "LADDER_VERSION",
+    "Ladder",
+    "LadderBot",
+    "LadderEvent",
+    "check_ladder_meta",
+    "empty_ladder",
+    "finish_events",
+    "read_ladder",
+    "recorded_pairings",
+    "version_label",
+    "write_event",
+]
+
+LADDER_VERSION = 1
+"""The format of the ladder tables and of the ``ladder`` meta; a newer one is refused."""
+
+LADDER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ladder_bots (
+    label TEXT PRIMARY KEY, spec TEXT NOT NULL, version INTEGER NOT NULL, files TEXT,
+    added INTEGER NOT NULL, info TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS ladder_events (
+    event INTEGER PRIMARY KEY, kind TEXT NOT NULL, labels TEXT NOT NULL, retired TEXT NOT NULL,
+    matches INTEGER, started TEXT NOT NULL, finished TEXT, note TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS ladder_pairings (
+    pair_a TEXT NOT NULL, pair_b TEXT NOT NULL, event INTEGER NOT NULL, matches INTEGER NOT NULL,
+    PRIMARY KEY (pair_a, pair_b)
+);
+"""
+
+
+@dataclass(frozen=True)
+class LadderBot:
+    """One version of a bot on the ladder."""
+
+    label: str  # the games' label: the spec, or SPEC@vN for a later version
+    spec: str
+    version: int
+    files: str | None  # SHA-256 of its files when added (None: the spec names no file)
+    added: int  # the event that first added it
+    info: dict[str, Any] = field(default_factory=dict)  # e.g. {"run": ..., "step": ...}
+
+
+@dataclass(frozen=True)
+class LadderEvent:
+    """One change of the ladder: bots added (kind "add"; "tournament" for the agents of a
+    tournament database read as a ladder) or retired ("remove")."""
+
+    event: int
+    kind: str
+    labels: tuple[str, ...]
+    retired: tuple[str, ...]  # versions an add retired (a newer one of the same spec came)
+    matches: int | None
+    started: str
+    finished: str | None  # None: its games were not all played yet (a run was stopped)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """What a database holds, as a ladder (see the module docstring)."""
+
+    path: Path
+    settings: dict[str, Any]  # rules (dict), seed, max_hands, anchor
+    bots: tuple[LadderBot, ...]
+    events: tuple[LadderEvent, ...]
+    pairings: dict[tuple[str, str], tuple[int, int]]  # pair -> (event, duplicate matches)
+    is_ladder: bool  # False: a tournament database read as a ladder of one event
+
+    def bot(self, label: str) -> LadderBot:
+        return next(b for b in self.bots if b.label == label)
+
+    def active(self, upto: int | None = None) -> list[str]:
+        """Labels of the bots on the ladder (added and not retired) after event `upto`
+        (default: the last), in the order they came."""
+        on: dict[str, None] = {}
+        for e in self.events:
+            if upto is not None and e.event > upto:
+                break
+            for label in e.retired:
+                on.pop(label, None)
+            for label in e.labels:
+                if e.kind == "remove":
+                    on.pop(label, None)
+                else:
+                    on[label] = None
+        return list(on)
+
+    def retired_at(self, label: str) -> int | None:
+        """The event that last retired `label`, if it is not on the ladder now."""
+        if label in self.active():
+            return None
+        events = [e.event for e in self.events if label in e.retired
+                  or (e.kind == "remove" and label in e.labels)]  # fmt: skip
+        return events[-1] if events else None
+
+    def pairings_upto(self, event: int) -> dict[tuple[str, str], int]:
+        """The pairings planned by event `event` or earlier, with their duplicate matches."""
+        return {p: m for p, (e, m) in self.pairings.items() if e <= event}
+
+    def specs(self) -> dict[str, str]:
+        """label -> spec of the versions whose label is not their spec."""
+        return {b.label: b.spec for b in self.bots if b.label != b.spec}
+
+
+def version_label(spec: str, version: int) -> str:
+    """The label of version `version` of `spec`: the spec itself for the first."""
+    return spec if version == 1 else f"{spec}@v{version}"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+# -- reading ------------------------------------------------------------------------------------
+def _tables(db: ResultsDB) -> set[str]:
+    return {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def check_ladder_meta(path: Path, meta: Mapping[str, str]) -> None:
+    """DatabaseMismatchError when the ``ladder`` meta is unreadable or of a newer format."""
+    if "ladder" not in meta:
+        return
+    try:
+        version = int(json.loads(meta["ladder"]).get("version", 0))
+    except (ValueError, TypeError, AttributeError):
+        version = None
+    if version is None or version > LADDER_VERSION:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} is a ladder of format {version}, newer than this "
+            f"fourhundred's {LADDER_VERSION} (or unreadable): expected a ladder this version "
+            "writes; upgrade fourhundred"
+        )
+
+
+def read_ladder(db: ResultsDB) -> Ladder:
+    """The ladder `db` holds; a tournament database is read as one event adding all its
+    agents, each pairing planned with as many matches as the highest match id played.
+    DatabaseMismatchError when the database is neither, or a ladder of a newer format."""
+    meta = db.meta()
+    if "ladder" not in meta:
+        return _tournament_as_ladder(db, meta)
+    check_ladder_meta(db.path, meta)
+    settings = json.loads(meta["ladder"])
+    bots = tuple(
+        LadderBot(label, spec, int(v), files, int(added), json.loads(info))
+        for label, spec, v, files, added, info in db.query(
+            "SELECT label, spec, version, files, added, info FROM ladder_bots ORDER BY added, label"
+        )
+    )
+    events = tuple(
+        LadderEvent(int(e), kind, tuple(json.loads(labels)), tuple(json.loads(retired)),
+                    None if m is None else int(m), started, finished, note)
+        for e, kind, labels, retired, m, started, finished, note in db.query(
+            "SELECT event, kind, labels, retired, matches, started, finished, note "
+            "FROM ladder_events ORDER BY event"
+        )
+    )  # fmt: skip
+    pairings = {
+        (a, b): (int(e), int(m))
+        for a, b, e, m in db.query("SELECT pair_a, pair_b, event, matches FROM ladder_pairings")
+    }
+    return Ladder(db.path, settings, bots, events, pairings, True)
+
+
+def _tournament_as_ladder(db: ResultsDB, meta: Mapping[str, str]) -> Ladder:
+    if "fingerprint" not in meta:
+        raise DatabaseMismatchError(
+            f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
+            "`fourhundred tournament` or `fourhundred ladder`"
+        )
+    fp = json.loads(meta["fingerprint"])
+    labels = sorted(fp["agents"])
+    (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
+    matches = int(top) + 1 if top is not None else 1
+    mirrors = [a for (a,) in db.query("SELECT DISTINCT pair_a FROM matches WHERE pair_a = pair_b")]
+    pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
+    pairs += [(a, a) for a in sorted(mirrors) if a in labels]
+    files = fp.get("agent_files", {})
+    bots = tuple(LadderBot(a, a, 1, files.get(a), 1) for a in labels)
+    (played,) = db.query("SELECT COUNT(*) FROM matches")[0]
+    done = _now() if played >= 2 * matches * len(pairs) else None
+    event = LadderEvent(1, "tournament", tuple(labels), (), matches, "", done)
+    settings = {"rules": fp["rules"], "seed": fp["seed"], "max_hands": fp["max_hands"],
+                "anchor": None, "version": LADDER_VERSION}  # fmt: skip
+    return Ladder(db.path, settings, bots, (event,), {p: (1, matches) for p in sorted(pairs)},
+                  False)  # fmt: skip
+
+
+def recorded_pairings(db: ResultsDB) -> dict[tuple[str, str], int] | None:
+    """A ladder's pairings with their duplicate matches; None for a tournament database (its
+    pairings are its config's)."""
+    if "ladder" not in db.meta():
+        return None
+    return {p: m for p, (_, m) in read_ladder(db).pairings.items()}
+
+
+# -- writing (by the one writer, holding the lock) ---------------------------------------------
+def write_event(
+    db: ResultsDB,
+    ladder: Ladder,
+    kind: str,
+    bots: Sequence[LadderBot],
+    labels: Sequence[str],
+    retired: Sequence[str],
+    pairings: Mapping[tuple[str, str], int],
+    matches: int | None,
+    note: str = "",
+) -> int:
+    """Record the next event in one transaction: the new bot versions `bots`, the event
+    (`labels` added or, for "remove", retired; `retired` the versions an add replaced) and
+    the `pairings` it plans. Creates the ladder tables and its meta on a new ladder. Returns
+    the event's number."""
+    event = 1 + max((e.event for e in ladder.events), default=0)
+    con = db.con
+    try:
+        with con:
+            con.executescript(LADDER_SCHEMA)
+            con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('ladder', ?)",
+                (json.dumps(ladder.settings, sort_keys=True),),
+            )
+            if not ladder.is_ladder:  # a tournament database becomes a ladder: its event first
+                _insert_events(con, ladder)
+            con.executemany(
+                "INSERT INTO ladder_bots (label, spec, version, files, added, info) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(b.label, b.spec, b.version, b.files, event, json.dumps(b.info, sort_keys=True))
+                 for b in bots],
+            )  # fmt: skip
+            con.execute(
+                "INSERT INTO ladder_events (event, kind, labels, retired, matches, started, "
+                "finished, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (event, kind, json.dumps(list(labels)), json.dumps(list(retired)), matches,
+                 _now(), None if pairings else _now(), note),
+            )  # fmt: skip
+            con.executemany(
+                "INSERT INTO ladder_pairings (pair_a, pair_b, event, matches) VALUES (?, ?, ?, ?)",
+                [(a, b, event, m) for (a, b), m in sorted(pairings.items())],
+            )
+    except sqlite3.DatabaseError as e:
+        from tournament.db.checks import damaged_error
+
+        raise damaged_error(db.path, e) from None
+    return event
+
+
+def _insert_events(con: sqlite3.Connection, ladder: Ladder) -> None:
+    """Write the bots, events and pairings of `ladder` (a tournament read as a ladder)."""
+    con.executemany(
+        "INSERT INTO ladder_bots (label, spec, version, files, added, info) VALUES (?, ?, ?, ?, ?, ?)",
+        [(b.label, b.spec, b.version, b.files, b.added, json.dumps(b.info)) for b in ladder.bots],
+    )
+    con.executemany(
+        "INSERT INTO ladder_events (event, kind, labels, retired, matches, started, finished, "
+        "note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(e.event, e.kind, json.dumps(list(e.labels)), json.dumps(list(e.retired)), e.matches,
+          e.started or _now(), e.finished, e.note) for e in ladder.events],
+    )  # fmt: skip
+    con.executemany(
+        "INSERT INTO ladder_pairings (pair_a, pair_b, event, matches) VALUES (?, ?, ?, ?)",
+        [(a, b, e, m) for (a, b), (e, m) in sorted(ladder.pairings.items())],
+    )
+
+
+def empty_ladder(path: Path, settings: Mapping[str, Any]) -> Ladder:
+    """A ladder with no bot yet (a new database), with these settings."""
+    return Ladder(Path(path), {**settings, "version": LADDER_VERSION}, (), (), {}, True)
+
+
+def finish_events(db: ResultsDB) -> None:
+    """Mark finished the events all of whose pairings hold every game."""
+    ladder = read_ladder(db)
+    counts = dict(
+        ((a, b), int(n))
+        for a, b, n in db.query("SELECT pair_a, pair_b, COUNT(*) FROM matches GROUP BY 1, 2")
+    )
+    done = []
+    for e in ladder.events:
+        if e.finished is not None:
+            continue
+        planned = [(p, m) for p, (ev, m) in ladder.pairings.items() if ev == e.event]
+        if all(counts.get(p, 0) >= 2 * m for p, m in planned):
+            done.append(e.event)
+    if done:
+        with db.con:
+            db.con.executemany(
+                "UPDATE ladder_events SET finished = ? WHERE event = ?",
+                [(_now(), e) for e in done],
+            )

@@ -1,0 +1,368 @@
+"""Changing a ladder: bots added (their missing pairings played) and bots retired.
+
+:func:`add_bots` checks everything before it writes: each spec is made once (a spec that does
+not load is one line), then, holding the database's writer lock (a second add on the same file
+is refused naming the first), the file is checked (damage, a newer schema, another ladder's
+settings, a bot already on it). Only then is the event written, in one transaction with its
+bots and the pairings it plans, and the games played by :func:`tournament.parallel.play_pairings`.
+A run stopped at any point is resumed by the same command: its bots are on the ladder already,
+their event unfinished, and only the games missing are played, the same rows as a straight run.
+
+A bot is its spec and the SHA-256 of the files it names (a checkpoint, a ``cmd:`` bot's
+program): a spec whose files changed since it was added is a new version, labelled
+``SPEC@v2``, and the old version is retired (its files are gone: it cannot play again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.rules import Rules
+from tournament.config import TournamentConfig, config_from_mapping, files_digest
+from tournament.db import ReadOnlyResults, ResultsDB, check_schema, read_meta
+from tournament.db.checks import DatabaseMismatchError
+from tournament.db.ladder import (
+    Ladder,
+    LadderBot,
+    check_ladder_meta,
+    empty_ladder,
+    finish_events,
+    read_ladder,
+    version_label,
+    write_event,
+)
+from tournament.parallel import check_agents, connect_backend, play_pairings
+from tournament.planning import SEEDING_SCHEME, Pairing
+from tournament.runner import Records
+
+__all__ = ["DEFAULT_MATCHES", "AddSummary", "LadderError", "add_bots", "remove_bots"]
+
+DEFAULT_MATCHES = 100
+"""Duplicate matches per new pairing when an add does not say."""
+
+
+class LadderError(FourHundredError):
+    """A ladder change refused: nothing was written."""
+
+
+@dataclass
+class AddSummary:
+    """What one :func:`add_bots` did."""
+
+    event: int | None  # the event written (None: it only resumed an earlier one)
+    added: list[str]  # labels put on the ladder (new versions and returning bots)
+    resumed: list[str]  # labels whose unfinished add this call carried on
+    retired: list[str]  # older versions retired because their files changed
+    pairings: int  # pairings played or resumed
+    games_played: int = 0
+    games_resumed: int = 0
+    hands_dropped: int = 0
+    seconds: float = 0.0
+    lock_note: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _settings_asked(seed: int | None, rules: str | Rules | None, max_hands: int | None) -> dict:
+    out: dict[str, Any] = {}
+    if seed is not None:
+        out["seed"] = int(seed)
+    if rules is not None:
+        out["rules"] = (Rules.preset(rules) if isinstance(rules, str) else rules).to_dict()
+    if max_hands is not None:
+        out["max_hands"] = int(max_hands)
+    return out
+
+
+def _existing(path: Path) -> Ladder | None:
+    """The ladder at `path` read without the lock (None: no file), for the settings the
+    specs are checked with; everything is read again under the lock."""
+    if not path.exists():
+        return None
+    with ReadOnlyResults(path) as db:
+        return read_ladder(db)
+
+
+def _check_file(path: Path) -> None:
+    """The writer's check of an existing file (ResultsDB's `check`): intact, of a schema this
+    version reads, and a tournament or ladder database."""
+    if not path.exists():
+        return
+    meta = read_meta(path)
+    check_schema(path, meta)
+    check_ladder_meta(path, meta)
+    if "ladder" not in meta and "fingerprint" not in meta:
+        raise DatabaseMismatchError(
+            f"database {str(path)!r} is not a fourhundred results database (no fingerprint): "
+            "expected a ladder or a tournament database; choose another --db"
+        )
+
+
+def add_bots(
+    db_path: str | Path,
+    specs: Sequence[str],
+    matches: int | None = None,
+    *,
+    seed: int | None = None,
+    rules: str | Rules | None = None,
+    max_hands: int | None = None,
+    anchor: str | None = None,
+    info: Mapping[str, Mapping[str, Any]] | None = None,
+    play: Mapping[str, Any] | None = None,
+    on_records: Callable[[Records], None] | None = None,
+) -> AddSummary:
+    """Put `specs` on the ladder at `db_path` (created if absent) and play the pairings they
+    are missing, `matches` duplicate matches each (default :data:`DEFAULT_MATCHES`).
+
+    `seed`, `rules` (a preset name or Rules), `max_hands`: the ladder's settings, given when
+    it is created (default 0, wiki, 200); given later they must be the ladder's. `anchor`: the
+    bot pinned at 1500 in the ratings from now on. `info`: per spec, what to record with it
+    (a training run's step). `play`: TournamentConfig fields of how to play (workers,
+    backend, table_batch, progress...). Raises LadderError (nothing written) for bad input.
+    """
+    path = Path(db_path)
+    specs = [str(s).strip() for s in specs]
+    if not specs or not all(specs):
+        raise LadderError(f"ladder add {specs!r}: expected one or more agent specs")
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:
+        raise LadderError(f"ladder add: {twice} given twice: expected each bot once")
+    if matches is not None and matches < 1:
+        raise LadderError(f"--matches {matches}: expected at least 1")
+    asked = _settings_asked(seed, rules, max_hands)
+    before = _existing(path)
+    settings = {"seed": 0, "rules": Rules().to_dict(), "max_hands": 200, "anchor": None,
+                **(before.settings if before is not None else {}), **asked}  # fmt: skip
+    play = dict(play or {})
+    check = _play_config(settings, specs, play, path)
+    check_agents(check, tuple(specs))  # a spec that does not load: one line, nothing written
+    digests = {s: files_digest(s) for s in specs}
+    with ResultsDB(path, _fingerprint(None, settings), check=_check_file) as db:
+        ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
+        _same_settings(ladder, asked)
+        plan = _plan(ladder, specs, digests, matches, info or {})
+        settings = dict(ladder.settings)
+        if anchor is not None:
+            settings["anchor"] = _resolve(plan.ladder_after, anchor)
+        ladder = Ladder(ladder.path, settings, ladder.bots, ladder.events, ladder.pairings,
+                        ladder.is_ladder)  # fmt: skip
+        event = None
+        if plan.new_bots or plan.added or anchor is not None:
+            event = write_event(
+                db, ladder, "add", plan.new_bots, plan.added, plan.retired, plan.pairings,
+                plan.matches, note=plan.note,
+            )  # fmt: skip
+        ladder = read_ladder(db)
+        db.set_meta("fingerprint", _fingerprint(ladder, ladder.settings))
+        db.set_meta("seeding", _seeding(db, play))
+        summary = AddSummary(event, plan.added, plan.resumed, plan.retired, 0,
+                             lock_note=db.lock_note)  # fmt: skip
+        _play_missing(db, ladder, play, summary, on_records)
+        finish_events(db)
+    return summary
+
+
+@dataclass
+class _Plan:
+    new_bots: list[LadderBot]
+    added: list[str]
+    resumed: list[str]
+    retired: list[str]
+    pairings: dict[tuple[str, str], int]
+    matches: int
+    note: str
+    ladder_after: list[str]
+
+
+def _same_settings(ladder: Ladder, asked: Mapping[str, Any]) -> None:
+    """Refuse settings other than the ladder's own (a database of another ladder)."""
+    if not ladder.events:
+        return
+    diffs = [key for key, value in asked.items() if ladder.settings.get(key) != value]
+    if diffs:
+        have = ", ".join(f"{k} {_show(ladder.settings.get(k))}" for k in diffs)
+        want = ", ".join(f"{k} {_show(asked[k])}" for k in diffs)
+        raise LadderError(
+            f"database {str(ladder.path)!r} is a ladder of {have}, not {want}: expected the "
+            "ladder's own settings (leave those flags out) or another --db"
+        )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict) and "preset" in value:
+        return repr(Rules.from_dict(value).name)
+    return repr(value)
+
+
+def _plan(
+    ladder: Ladder,
+    specs: Sequence[str],
+    digests: Mapping[str, str | None],
+    matches: int | None,
+    info: Mapping[str, Mapping[str, Any]],
+) -> _Plan:
+    """Which bots are new, returning, resumed or replaced, and the pairings to plan."""
+    active = ladder.active()
+    finished = {e.event: e.finished is not None for e in ladder.events}
+    new_bots: list[LadderBot] = []
+    added: list[str] = []
+    resumed: list[str] = []
+    retired: list[str] = []
+    labels = {b.label for b in ladder.bots}
+    for spec in specs:
+        versions = sorted((b for b in ladder.bots if b.spec == spec), key=lambda b: b.version)
+        last = versions[-1] if versions else None
+        if last is not None and last.files == digests[spec]:
+            if last.label not in active:
+                added.append(last.label)  # back on the ladder: it plays who came meanwhile
+                continue
+            unfinished = [e for e in ladder.events if last.label in e.labels
+                          and e.kind != "remove" and not finished[e.event]]  # fmt: skip
+            if not unfinished:
+                raise LadderError(
+                    f"{spec!r} is already on the ladder {str(ladder.path)!r} as {last.label!r} "
+                    f"(added in event {last.added}, its files unchanged): expected a new bot; "
+                    "`ladder remove` retires it"
+                )
+            if matches is not None and unfinished[-1].matches != matches:
+                raise LadderError(
+                    f"{last.label!r}: its add (event {unfinished[-1].event}) was stopped with "
+                    f"--matches {unfinished[-1].matches}: rerun it with that (or without "
+                    "--matches) to finish it"
+                )
+            resumed.append(last.label)
+            continue
+        version = last.version + 1 if last is not None else 1
+        label = version_label(spec, version)
+        if label in labels:
+            raise LadderError(f"{spec!r}: the label {label!r} is taken on this ladder")
+        if last is not None and last.label in active:
+            retired.append(last.label)
+        new_bots.append(LadderBot(label, spec, version, digests[spec], 0, dict(info.get(spec, {}))))
+        added.append(label)
+    after = [a for a in active if a not in retired] + [a for a in added if a not in active]
+    count = DEFAULT_MATCHES if matches is None else matches
+    pairings: dict[tuple[str, str], int] = {}
+    for label in added:
+        for other in after:
+            pair = tuple(sorted((label, other)))
+            if other != label and pair not in ladder.pairings:
+                pairings[pair] = count  # type: ignore[index]
+    note = "; ".join(f"{r} retired: {version_label(ladder.bot(r).spec, ladder.bot(r).version + 1)}"
+                     " has other files" for r in retired)  # fmt: skip
+    return _Plan(new_bots, added, resumed, retired, pairings, count, note, after)
+
+
+def _resolve(labels: Sequence[str], name: str) -> str:
+    """The label `name` stands for among `labels` (a label, or the spec of one)."""
+    if name in labels:
+        return name
+    matches = [a for a in labels if a.split("@v")[0] == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise LadderError(f"{name!r}: expected one of the bots on the ladder {sorted(labels)}")
+
+
+def _fingerprint(ladder: Ladder | None, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The tournament fingerprint a ladder keeps (every version it holds), so that the readers
+    of tournament databases read it."""
+    bots = ladder.bots if ladder is not None else ()
+    return {
+        "agents": sorted(b.label for b in bots),
+        "agent_files": {b.label: b.files for b in bots if b.files is not None},
+        "specs": ladder.specs() if ladder is not None else {},
+        "rules": settings["rules"],
+        "seed": settings["seed"],
+        "max_hands": settings["max_hands"],
+    }
+
+
+def _seeding(db: ResultsDB, play: Mapping[str, Any]) -> dict[str, Any]:
+    import json
+
+    old = json.loads(db.meta().get("seeding", "{}"))
+    modules = list(dict.fromkeys([*old.get("agent_modules", []), *play.get("agent_modules", ())]))
+    return {"scheme": SEEDING_SCHEME, "chunk_matches": play.get("chunk_matches", 256),
+            "agent_modules": modules}  # fmt: skip
+
+
+def _play_config(
+    settings: Mapping[str, Any],
+    specs: Sequence[str],
+    play: Mapping[str, Any],
+    path: Path,
+    matches: int = 1,
+) -> TournamentConfig:
+    """The TournamentConfig the ladder's games are played under (its agents: `specs`; one
+    spec alone is let through as a mirror, for the checks)."""
+    values = {"progress": True, **play, "agents": list(specs), "rules": dict(settings["rules"]),
+              "seed": settings["seed"], "max_hands": settings["max_hands"], "db": str(path),
+              "matches": matches, "mirror": len(specs) < 2, "bootstrap": 0}  # fmt: skip
+    return config_from_mapping(values, "ladder")
+
+
+def _play_missing(
+    db: ResultsDB,
+    ladder: Ladder,
+    play: Mapping[str, Any],
+    summary: AddSummary,
+    on_records: Callable[[Records], None] | None,
+) -> None:
+    """Play the games missing from every pairing of two bots on the ladder."""
+    active = set(ladder.active())
+    todo = [(p, m) for p, (_, m) in sorted(ladder.pairings.items())
+            if p[0] in active and p[1] in active]  # fmt: skip
+    summary.pairings = len(todo)
+    if not todo:
+        return
+    specs = ladder.specs()
+    pairings = tuple(
+        Pairing(
+            p, m, (specs.get(p[0], p[0]), specs.get(p[1], p[1])) if specs.keys() & set(p) else ()
+        )
+        for p, m in todo
+    )
+    agents = sorted({s for pr in pairings for s in (pr.specs or pr.pair)})
+    cfg = _play_config(ladder.settings, agents, play, db.path, max(m for _, m in todo))
+    cluster = connect_backend(cfg)
+    try:
+        desc = f"ladder {db.path.name}"
+        run = play_pairings(cfg, db, pairings, on_records, cluster, desc=desc)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    summary.games_played = run.games_played
+    summary.games_resumed = run.games_resumed
+    summary.hands_dropped = run.hands_dropped
+    summary.seconds = run.seconds
+
+
+def remove_bots(db_path: str | Path, names: Sequence[str]) -> int:
+    """Retire the bots `names` (labels, or specs of the versions on the ladder): they play no
+    more games; theirs stay, and so do their ratings. Returns the event written."""
+    path = Path(db_path)
+    if not path.is_file():
+        raise LadderError(f"ladder remove: no ladder at {str(path)!r}: expected its --db file")
+    if not names:
+        raise LadderError("ladder remove: expected one or more bots")
+    with ResultsDB(path, {}, check=_check_file) as db:
+        ladder = read_ladder(db)
+        active = ladder.active()
+        labels = []
+        for name in names:
+            known = [b.label for b in ladder.bots]
+            if name in known and name not in active:
+                raise LadderError(
+                    f"{name!r} was retired already (event {ladder.retired_at(name)}): "
+                    f"expected one of the bots on the ladder {active}"
+                )
+            labels.append(_resolve(active, name))
+        if not ladder.is_ladder:
+            ladder = Ladder(path, ladder.settings, ladder.bots, ladder.events, ladder.pairings,
+                            False)  # fmt: skip
+        event = write_event(db, ladder, "remove", [], labels, [], {}, None)
+        db.set_meta("fingerprint", _fingerprint(read_ladder(db), ladder.settings))
+    return event
