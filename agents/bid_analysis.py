@@ -180,6 +180,7 @@ class BidAnalysis:
     notes: list[str] = field(default_factory=list)
 
     def labels(self) -> list[str]:
+        """The name of each of `actions` (L,): its bid as a number, or "redeal"."""
         return ["redeal" if a == REDEAL else str(a - BID_ACTION0) for a in self.actions]
 
     def table(self) -> str:

@@ -72,7 +72,7 @@ def view_uniform(v: np.ndarray, key: np.uint64, salt: np.uint64) -> float:
 
 @kernel
 def view_uniforms(views: np.ndarray, key: np.uint64, salt: np.uint64, out: np.ndarray) -> None:
-    """out (K,) float64: `view_uniform` of each view record."""
+    """`out` (K,) float64: `view_uniform` of each view record."""
     for j in range(views.shape[0]):
         out[j] = view_uniform(views[j], key, salt)
 

@@ -146,6 +146,8 @@ class HumanAgent(Agent):
         self.hint_agent = hint_agent
 
     def act(self, view: SeatView) -> np.ndarray:
+        """Asks the person for each table of `view` in turn, until they give a legal action;
+        raises QuitGame when they quit or the input ends."""
         return np.array([self._ask(view, i) for i in range(view.size)], np.int64)
 
     def _ask(self, view: SeatView, i: int) -> int:

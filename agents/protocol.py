@@ -83,16 +83,20 @@ class ForeignAgent(Agent):
         self.replayable = bool(getattr(bot, "replayable", Agent.replayable))
 
     def reset(self, num_tables: int) -> None:
+        """The bot's own ``reset``."""
         self.bot.reset(num_tables)
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The bot's own ``act``."""
         return self.bot.act(view)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        """The bot's own ``act_with_probs`` where it has one, else its ``act`` and None."""
         own = getattr(self.bot, "act_with_probs", None)
         return own(view) if own is not None else (self.bot.act(view), None)
 
     def close(self) -> None:
+        """The bot's own ``close``, if it has one."""
         own = getattr(self.bot, "close", None)
         if own is not None:
             own()

@@ -244,6 +244,7 @@ class TrainConfig:
             )
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict (`dataclasses.asdict`), as saved in config.yaml."""
         return dataclasses.asdict(self)
 
 

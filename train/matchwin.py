@@ -127,11 +127,15 @@ def fit(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int) -> _N
 
 
 def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    """The mean binary cross-entropy of probabilities p (n,) to outcomes y (n,) in {0, 1},
+    p clipped to [1e-6, 1 - 1e-6]."""
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Command line (see the module docstring): plays the matches, fits the network and
+    writes its weights to ``--out`` (.npz)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--model", default="agents/pretrained/selfplay.pt", help="a checkpoint, or heuristic-v1"

@@ -42,4 +42,6 @@ class OracleCritic(nn.Module):
         nn.init.orthogonal_(layers[-1].weight, gain=1.0)
 
     def forward(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:
+        """(N,) float32 values of observations (N, OBS_SIZE) and hidden hands
+        (N, HIDDEN_HANDS) float32."""
         return self.body(torch.cat([obs, hidden_hands], dim=-1)).squeeze(-1)

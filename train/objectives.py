@@ -156,16 +156,20 @@ class Kickstart(Objective):
         return self.coef * max(0.0, 1.0 - decisions / self.fade)
 
     def start(self, r: Rollout, update: int) -> None:
+        """Allocates ``r.teacher`` (T, B) int64."""
         r.teacher = np.empty(r.action.shape, np.int64)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Stores the teacher's action at each table, from the acting seat's own view."""
         r.teacher[t, rows] = self.teacher.act(seat_view(self.engine, state))
 
     def prepare(self, r: Rollout, index: np.ndarray, decisions: int) -> None:
+        """Sets the update's weight and, above 0, keeps the samples' teacher actions."""
         self._weight = self.weight(decisions)
         self._labels = torch.from_numpy(r.teacher.reshape(-1)[index]) if self._weight > 0 else None
 
     def loss(self, mb: Minibatch) -> Term | None:
+        """Weight x the policy's cross-entropy to the teacher's actions (None at weight 0)."""
         if self._labels is None:
             return None
         labels = self._labels[mb.rows]
@@ -176,6 +180,7 @@ class Kickstart(Objective):
                            "charts/teacher_agreement": float(agreement)})  # fmt: skip
 
     def summary(self, r: Rollout) -> dict[str, float]:
+        """``charts/kickstart_weight``, when the weight was above 0."""
         return {} if self._labels is None else {"charts/kickstart_weight": self._weight}
 
 
@@ -194,15 +199,19 @@ class OracleValue(Objective):
         self._hands: torch.Tensor | None = None  # (N, HIDDEN_HANDS) float32
 
     def start(self, r: Rollout, update: int) -> None:
+        """Allocates ``r.hidden`` (T, B, 3) uint64."""
         r.hidden = np.empty((*r.action.shape, 3), np.uint64)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Stores the hands of the acting seat's right, partner and left seats."""
         r.hidden[t, rows] = other_hands(state, seat)
 
     def prepare(self, r: Rollout, index: np.ndarray, decisions: int) -> None:
+        """Keeps the samples' hidden hands as (N, HIDDEN_HANDS) float32 bits."""
         self._hands = unpack_hands(r.hidden.reshape(-1, 3)[index])
 
     def value_loss(self, mb: Minibatch) -> Term | None:
+        """Half the critic's mean squared error to the returns."""
         value = self.critic(mb.obs, self._hands[mb.rows])
         return Term(0.5 * ((value - mb.returns) ** 2).mean())
 
@@ -220,10 +229,12 @@ class MatchBonus(Objective):
         self.points = points
 
     def start(self, r: Rollout, update: int) -> None:
+        """Allocates ``r.scores_before`` (T, B, 4) int32 and ``r.target`` (T, B) int32."""
         r.scores_before = np.empty((*r.action.shape, 4), np.int32)
         r.target = np.empty(r.action.shape, np.int32)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Stores the tables' pre-hand scores and target."""
         r.scores_before[t, rows] = state.scores_before
         r.target[t, rows] = state.target
 
@@ -261,11 +272,14 @@ class MatchValue(Objective):
         self.model = MatchWin(rules=engine.rules)
 
     def start(self, r: Rollout, update: int) -> None:
+        """Allocates ``r.scores_before`` (T, B, 4) int32, ``r.target`` (T, B) int32 and
+        ``r.dealer`` (T, B) int8."""
         r.scores_before = np.empty((*r.action.shape, 4), np.int32)
         r.target = np.empty(r.action.shape, np.int32)
         r.dealer = np.empty(r.action.shape, np.int8)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Stores the tables' pre-hand scores, target and dealer."""
         r.scores_before[t, rows] = state.scores_before
         r.target[t, rows] = state.target
         r.dealer[t, rows] = state.dealer
@@ -320,10 +334,13 @@ class RolloutValues(Objective):
         self._advantages: torch.Tensor | None = None  # (N, 66) float32, NaN rows: no value
 
     def start(self, r: Rollout, update: int) -> None:
+        """Seeds the update's pick of positions (from the run's seed and `update`)."""
         self._pick = np.random.default_rng(derive_seed(self.seed, update, 5))
         self._positions = []
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Keeps the engine state of a random `share` of the learner's decisions with a
+        choice."""
         choice = r.mask[t, rows].sum(1) > 1  # a bid or a card, with a choice
         mine = r.learner[np.arange(rows.start, rows.stop), seat]
         picked = self._pick.random(rows.stop - rows.start) < self.share
@@ -332,6 +349,9 @@ class RolloutValues(Objective):
             self._positions.append((t, rows.start + local, state.select(local)))
 
     def finish(self, r: Rollout, decisions: int) -> None:
+        """Plays every legal action of the kept positions out and fills ``r.rollout_row``,
+        ``r.rollout_q`` and ``r.rollout_own``; from `rollout_team_from` decisions on, the
+        learner's own policy plays its partnership's seats in the play-outs."""
         r.rollout_row = np.full(r.action.shape, -1, np.int64)
         if not self._positions:
             r.rollout_q = np.zeros((0, 66), np.float32)
@@ -356,7 +376,8 @@ class RolloutValues(Objective):
         r.rollout_own = np.concatenate(own)
 
     def prepare(self, r: Rollout, index: np.ndarray, decisions: int) -> None:
-        # per sample: the action values minus their legal mean, in reward_scale units, or NaN
+        """Keeps (N, 66) float32 per sample: the action values minus their legal mean, in
+        reward_scale units (NaN rows where not played out)."""
         q = r.rollout_q
         legal = np.isfinite(q)
         centred = np.where(legal, q - np.where(legal, q, 0).sum(1, keepdims=True)
@@ -367,6 +388,8 @@ class RolloutValues(Objective):
         self._advantages = torch.from_numpy(table)
 
     def loss(self, mb: Minibatch) -> Term | None:
+        """``-rollout_coef`` x the policy's expected advantage at the played-out samples
+        (None when the minibatch has none)."""
         qa = self._advantages[mb.rows]
         has = ~torch.isnan(qa[:, 0])
         if not has.any():
@@ -379,6 +402,8 @@ class RolloutValues(Objective):
                            "charts/rollout_best_card_share": float(best.float().mean())})  # fmt: skip
 
     def summary(self, r: Rollout) -> dict[str, float]:
+        """``charts/rollout_positions`` and ``charts/rollout_teacher_gap`` (none without
+        positions)."""
         q = r.rollout_q
         if not len(q):
             return {}

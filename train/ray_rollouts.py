@@ -123,6 +123,7 @@ class RolloutActors:
         return join_rollouts(parts)
 
     def close(self) -> None:
+        """Kills the actors, and shuts Ray down if this object started it."""
         for a in self.actors:
             self.ray.kill(a)
         self.actors = []

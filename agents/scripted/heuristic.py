@@ -82,6 +82,7 @@ class HeuristicAgent(Agent):
         return out
 
     def compiled_policy(self) -> CompiledPolicy:
+        """The heuristic with this agent's key and parameters, for the compiled play-outs."""
         return CompiledPolicy(POLICY_HEURISTIC, self.key, Playout, params=self._params)
 
     def expected_tricks(self, view: SeatView) -> np.ndarray:

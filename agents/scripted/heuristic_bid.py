@@ -386,14 +386,14 @@ def minimum_bid(v: np.ndarray, r: np.ndarray) -> int:
 
 @kernel
 def features_of(hands: np.ndarray, out: np.ndarray) -> None:
-    """out (K, F) float64: the evaluation features of hands (K,) uint64."""
+    """`out` (K, F) float64: the evaluation features of hands (K,) uint64."""
     for i in range(hands.shape[0]):
         write_features(hands[i], out[i])
 
 
 @kernel
 def expected_tricks_kernel(hands: np.ndarray, out: np.ndarray) -> None:
-    """out (K,) float64: the tricks hands (K,) uint64 should take, before the others' bids."""
+    """`out` (K,) float64: the tricks hands (K,) uint64 should take, before the others' bids."""
     f = np.empty(NUM_FEATURES)
     for i in range(hands.shape[0]):
         out[i] = expected_tricks_of(hands[i], f)

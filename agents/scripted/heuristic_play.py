@@ -259,7 +259,7 @@ def heuristic_one(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray,
 @kernel
 def decide(views: np.ndarray, rules: np.ndarray, params: np.ndarray, key: np.uint64,
            out: np.ndarray) -> int:  # fmt: skip
-    """out (K,) int64: `heuristic_one` at each of the K records of `views` (SeatView.DTYPE).
+    """`out` (K,) int64: `heuristic_one` at each of the K records of `views` (SeatView.DTYPE).
     params: (1,) PARAMS_DTYPE; rules: the engine's (1,) rules record; key: the agent's.
     Returns the first record that is not a valid view (nothing decided), or -1."""
     for j in range(views.shape[0]):

@@ -17,7 +17,7 @@ from fourhundred_env.view import SeatView
 
 @kernel
 def random_legal(views: np.ndarray, key: np.uint64, cut: int, out: np.ndarray) -> int:
-    """out (K,) int64: for each record of `views` (SeatView.DTYPE), `random_one` of its mask
+    """`out` (K,) int64: for each record of `views` (SeatView.DTYPE), `random_one` of its mask
     with the agent's draw for that position. Returns the first record with no legal action,
     or -1."""
     allowed = np.zeros(NUM_ACTIONS, np.bool_)
@@ -47,15 +47,20 @@ class RandomAgent(Agent):
         self._cut = 13 if max_bid is None else len(range(13)[:max_bid])
 
     def act(self, view: SeatView) -> np.ndarray:
+        """A uniformly random legal action per table, bids capped at `max_bid`; raises
+        ValueError where a row of the legal mask is empty."""
         out = np.empty(view.size, np.int64)
         if random_legal(view.records, self.key, self._cut, out) >= 0:
             raise ValueError("RandomAgent: a row of the legal mask is empty")
         return out
 
     def compiled_policy(self) -> CompiledPolicy:
+        """The random policy with this agent's key and bid cap, for the compiled play-outs."""
         return CompiledPolicy(POLICY_RANDOM, self.key, Playout, cut=self._cut)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        """Its actions, and probabilities (K, 66) float32 uniform over each row's whole
+        legal mask (the bid cap not taken into account)."""
         actions = self.act(view)
         mask = view.legal_mask.astype(np.float32)
         return actions, mask / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)

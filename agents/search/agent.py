@@ -84,7 +84,7 @@ memory: a batch of 7,168 bids at 8,192 deals each would need 190 GB at once)."""
 
 
 def _chunks(rows: np.ndarray, pool: int):
-    """rows in consecutive pieces of at most MAX_DEALS // pool (at least 1)."""
+    """Yields `rows` in consecutive pieces of at most MAX_DEALS // pool (at least 1)."""
     step = max(1, MAX_DEALS // pool)
     for lo in range(0, rows.size, step):
         yield rows[lo : lo + step]
@@ -157,6 +157,8 @@ class SearchAgent(Agent):
         return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The policy's most likely legal action, replaced where searched (see the module
+        docstring) by a better candidate; `last_stats` holds the call's counts."""
         t0 = time.perf_counter()
         deadline = t0 + self.time_per_move * view.size
         logp = self._policy(view)
@@ -231,7 +233,7 @@ class SearchAgent(Agent):
     # -- scoring -----------------------------------------------------------------------------
     def _score(self, view: SeatView, cand: np.ndarray, picks: np.ndarray, counts: np.ndarray,
                pool: int, deadline: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """values (K, W, A): each candidate action's value in each distinct world (NaN where
+        """`values` (K, W, A): each candidate action's value in each distinct world (NaN where
         not scored) and mult (K, W) the worlds' counts. Worlds go in chunks until done or
         past the deadline."""
         k, width = cand.shape

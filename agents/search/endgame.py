@@ -80,6 +80,8 @@ def trick_winner(trick: np.ndarray, led: int) -> int:
 
 @helper
 def position_key(hands: np.ndarray, leader: int, need: np.ndarray) -> np.uint64:
+    """A uint64 hash of a position between tricks: the hands (4,) uint64, the seat to lead
+    and need (4,) int64, the tricks each seat still needs."""
     h = K.mix64(hands[0])
     h = K.mix64(h ^ hands[1])
     h = K.mix64(h ^ hands[2])
@@ -153,7 +155,8 @@ def order_moves(hands: np.ndarray, trick: np.ndarray, seat: int, size: int, led:
 
 @helper
 def status_key(need: np.ndarray, tricks_left: int, forfeit: np.ndarray) -> int:
-    """made | missed << 4 for the seats decided now."""
+    """The bits made | missed << 4 of the seats decided now (bit s: seat s): made when it
+    needs no more tricks, missed when forfeit or needing more than `tricks_left`."""
     made = 0
     missed = 0
     for s in range(4):
@@ -294,7 +297,7 @@ def play_root(hands: np.ndarray, trick: np.ndarray, leader: int, size: int, led:
 @kernel
 def solve(s: np.ndarray, viewer: np.ndarray, leaf_of: np.ndarray, leaves: np.ndarray,
           out: np.ndarray, nodes: np.ndarray) -> None:  # fmt: skip
-    """out (n, 52) float64: for each world (table record j of s, in card play; viewer[j] the
+    """`out` (n, 52) float64: for each world (table record j of s, in card play; viewer[j] the
     searching seat; leaves[leaf_of[j]] (16,) its team's value of each made/missed pattern),
     the exact double-dummy value of each legal card of the seat to play, NaN for the others.
     nodes (n,): the positions searched (for benchmarks). Worlds with the same leaf_of share

@@ -134,9 +134,13 @@ class PimcAgent(Agent):
         self.bids = bool(bids)
 
     def reset(self, num_tables: int) -> None:
+        """Resets the base agent."""
         self.base.reset(num_tables)
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The base agent's actions, except at decisions with a choice (card play only,
+        unless `bids`): there the action of best mean play-out value over `worlds` dealt
+        worlds, the base agent's own where it ties."""
         actions = np.asarray(self.base.act(view), np.int64).copy()
         search = view.legal_mask.sum(1) > 1
         if not self.bids:

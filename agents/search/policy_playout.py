@@ -60,6 +60,7 @@ class NetRunner:
         self.net = net.to(dtype=self.dtype).eval()
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits (n, 66) float32 and values (n,) float32 of observations (n, OBS_SIZE)."""
         torch = self._torch
         with torch.inference_mode():
             x = torch.from_numpy(obs).to(self.dtype)

@@ -36,7 +36,7 @@ def team_value(t: np.ndarray, seat: int, points: bool, per_point: float, w1: np.
 def playout_values(s: np.ndarray, seats: np.ndarray, points: bool, per_point: float,
                    w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
                    w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
-    """out (n,): `team_value` of each finished table of s for seats (n,)."""
+    """`out` (n,): `team_value` of each finished table of s for seats (n,)."""
     x = np.empty(w1.shape[0], np.float32)
     h1 = np.empty(w1.shape[1], np.float32)
     h2 = np.empty(w2.shape[1], np.float32)
@@ -48,7 +48,7 @@ def playout_values(s: np.ndarray, seats: np.ndarray, points: bool, per_point: fl
 def pattern_values(s: np.ndarray, seats: np.ndarray, points: bool, per_point: float,
                    rules: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
                    w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
-    """out (n, 16): for table record j of s (in card play) and seats[j], the value to its team
+    """`out` (n, 16): for table record j of s (in card play) and seats[j], the value to its team
     of each made/missed pattern of the four contracts (bit s: seat s makes it), as the hand
     would end: the scores, the end of the match and the match-win estimate after it, plus
     `per_point` times the team's points (or those points alone, `points`)."""

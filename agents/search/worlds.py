@@ -67,7 +67,7 @@ def draw_unit(state: np.ndarray) -> float:
 @helper
 def split_counts(need: np.ndarray, per_suit: np.ndarray, allowed: np.ndarray,
                  count: np.ndarray) -> None:  # fmt: skip
-    """count (5, 14, 14) float64: count[suit][a][b] = the deals of suits suit..3 to the three
+    """`count` (5, 14, 14) float64: count[suit][a][b] = the deals of suits suit..3 to the three
     other seats when they still need a, b and (the rest) cards, for need (3,), per_suit (4,)
     unseen cards by suit and allowed (3, 4) (seat may hold the suit)."""
     count[:] = 0.0
@@ -151,7 +151,7 @@ def sample_split(need: np.ndarray, per_suit: np.ndarray, allowed: np.ndarray,
 @kernel
 def deal_worlds(views: np.ndarray, key: np.uint64, first: int, num: int,
                 hands: np.ndarray) -> int:  # fmt: skip
-    """hands (K * num, 4) uint64: worlds first..first+num-1 of each view record (row
+    """`hands` (K * num, 4) uint64: worlds first..first+num-1 of each view record (row
     k * num + i is world first + i of view k): the viewer's own hand and the unseen cards dealt
     uniformly to the other seats (sizes and shown voids respected). Returns the number of
     views whose voids admitted no deal at all (then the voids were ignored for that view)."""
@@ -320,7 +320,7 @@ def add_log_likelihood(logits: np.ndarray, legal: np.ndarray, actions: np.ndarra
 def seat_log_likelihoods(logits: np.ndarray, legal: np.ndarray, actions: np.ndarray,
                          owners: np.ndarray, actors: np.ndarray, known: np.ndarray,
                          eps: float, out: np.ndarray) -> None:  # fmt: skip
-    """out (worlds, 4, 1 + M): the log-likelihood of each seat's observed actions in each world
+    """`out` (worlds, 4, 1 + M): the log-likelihood of each seat's observed actions in each world
     under each model, added in: model 0 the policy (logits, as `add_log_likelihood`), model
     1 + m the scripted model m, which takes the action known[j, m] (deterministic), mixed
     with `eps` of a uniformly random legal action like the policy."""

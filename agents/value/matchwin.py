@@ -40,7 +40,7 @@ GAME_RULES = tuple(
 
 @helper
 def write_features(scores: np.ndarray, target: int, dealer: int, out: np.ndarray) -> None:
-    """out (NUM_FEATURES,) float32: the features of scores (4,) by absolute seat, the target in
+    """`out` (NUM_FEATURES,) float32: the features of scores (4,) by absolute seat, the target in
     force and the dealer of the next hand, seats taken in bidding order from dealer + 1."""
     for j in range(4):
         s = np.float64(scores[(dealer + 1 + j) & 3])
@@ -76,7 +76,7 @@ def first_team_wins(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarra
 @kernel
 def first_team_wins_many(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
                          b2: np.ndarray, w3: np.ndarray, b3: float, out: np.ndarray) -> None:  # fmt: skip
-    """out (n,): `first_team_wins` of each row of x (n, NUM_FEATURES)."""
+    """`out` (n,): `first_team_wins` of each row of x (n, NUM_FEATURES)."""
     h1 = np.empty(w1.shape[1], np.float32)
     h2 = np.empty(w2.shape[1], np.float32)
     for j in range(x.shape[0]):

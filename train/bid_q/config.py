@@ -132,6 +132,7 @@ class BidQConfig:
             raise ConfigError(f"learning_rate={self.learning_rate}: expected > 0")
 
     def to_dict(self) -> dict:
+        """The init fields as a dict (values as they are), as saved in config.yaml."""
         return asdict_shallow(self)
 
 

@@ -25,6 +25,8 @@ class QBidder:
         self.heuristic = HeuristicV1Agent(engine.rules)
 
     def __call__(self, state: State, rows: np.ndarray) -> np.ndarray:
+        """(n,) int64 actions of the seat to bid at the tables `rows` (n,) of `state`:
+        heuristic-v1's, or the network's legal bid of highest value."""
         view = seat_view(self.engine, state, index=rows)
         if self.net is None:
             return np.asarray(self.heuristic.act(view), np.int64)

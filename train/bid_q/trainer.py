@@ -73,6 +73,9 @@ class BidQTrainer:
         return (saved["obs"],)
 
     def train(self) -> list[dict]:
+        """Runs the iterations not yet saved (resuming after the last iter_K.pt), saving
+        each one's values, weights and policy.pt as it ends; returns a row per iteration
+        run (also printed as a JSON line)."""
         import torch
 
         c = self.config
@@ -152,6 +155,7 @@ class BidQTrainer:
         return saved, q
 
     def save_policy(self) -> None:
+        """Writes the network to `run_dir`/policy.pt, heuristic-v1 as its card player."""
         from train.checkpoint import save_policy
 
         extra = {"play_policy": "heuristic-v1", "bid_q": self.config.to_dict()}

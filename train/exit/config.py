@@ -134,6 +134,7 @@ class ExitConfig:
             )
 
     def to_dict(self) -> dict:
+        """The init fields as a dict (values as they are), as saved in config.yaml."""
         return asdict_shallow(self)
 
 

@@ -86,6 +86,8 @@ class Labeller:
         self.halves = [SearchAgent(rules, seed=base + h, settings=settings) for h in (0, 1)]
 
     def __call__(self, positions: State) -> np.ndarray:
+        """(2, K, 66) float32 values of every legal action at the K `positions`, one row
+        per half of the worlds, -inf where illegal."""
         view = seat_view(self.engine, positions)
         return np.stack([a.action_values(view) for a in self.halves]).astype(np.float32)
 

@@ -67,6 +67,9 @@ class ExitTrainer:
         return [r for r in rows if r["iteration"] < self.done()]
 
     def train(self) -> list[dict[str, Any]]:
+        """Runs the iterations not finished (a stopped run resumes after its last
+        iter_K.pt): each records, labels, fits, saves and evaluates, its row appended to
+        metrics.jsonl and TensorBoard; returns the rows of every finished iteration."""
         import torch
         from torch.utils.tensorboard import SummaryWriter
 

@@ -51,12 +51,15 @@ class Axis:
         self.label = "learner decisions trained on" if self.decisions else "PPO update"
 
     def x(self, run: Run, steps: np.ndarray) -> np.ndarray:
+        """(n,) float64 positions on the axis of `run`'s updates `steps` (n,): the updates
+        themselves, or the learner decisions at them (interpolated)."""
         if not self.decisions:
             return steps.astype(np.float64)
         d = run.scalars[DECISIONS]
         return np.interp(steps, d.steps, d.values)
 
     def style(self, ax: Any) -> None:
+        """Labels the matplotlib axes `ax`'s x axis, sets its ticks and draws a light grid."""
         from matplotlib.ticker import EngFormatter, MaxNLocator
 
         ax.set_xlabel(self.label)
