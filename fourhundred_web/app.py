@@ -52,34 +52,23 @@ names bots and games, never paths.
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
-import json
-import re
-import secrets
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import PRESETS
+from fourhundred_web.guard import LOCAL_HOSTS, Guard
 from fourhundred_web.play import (
     AgentChoice,
     IllegalMoveError,
@@ -89,318 +78,21 @@ from fourhundred_web.play import (
     default_bot,
     new_session,
 )
+from fourhundred_web.requests import (
+    MAX_BODY,
+    ApiError,
+    check_fields,
+    error_response,
+    int_field,
+    read_body,
+    text_field,
+)
+from fourhundred_web.tables import TOKEN_HEADER, OpenTable, Tables
 from fourhundred_web.watch import SORTS, Watch
 
 __all__ = ["LOCAL_HOSTS", "MAX_BODY", "TOKEN_HEADER", "create_app"]
 
-MAX_BODY = 64 * 1024
-"""Largest request body accepted (bytes); the API's bodies are a few dozen."""
-MAX_DIGITS = 30
-"""Longest integer accepted in a JSON body (digits); every number of the API is far shorter."""
-MAX_PENDING = 4
-"""Requests that may wait on one table at once (one page sends one at a time)."""
-TOKEN_HEADER = "X-Table-Token"
-"""The header carrying a table's token on every call after its creation."""
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
-"""Names the server always answers to (the ``Host`` header, without its port)."""
 STATIC = resources.files("fourhundred_web") / "static"
-_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-_INTEGER = re.compile(r"-?[0-9]{1,19}", re.ASCII)
-T = TypeVar("T")
-
-
-class ApiError(Exception):
-    """A refused request: its status and message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    # one line of text that encodes whatever the request held (a lone surrogate, a newline)
-    line = message.encode("utf-8", "backslashreplace").decode().replace("\n", " ")
-    return JSONResponse({"error": line}, status_code=status)
-
-
-def _show(value: Any, width: int = 40) -> str:
-    """`value` for an error message: short, one line, whatever the request held."""
-    if isinstance(value, dict):
-        return "a JSON object"
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**width:
-        return f"a {len(str(abs(value)))}-digit number"
-    text = repr(value)
-    return text if len(text) <= width else f"{text[: width - 3]}..."
-
-
-# -- the tables --------------------------------------------------------------------------------
-@dataclass(eq=False)
-class _Table:
-    """One open table: its session (None while it is being made), its token, the client
-    address that made it, its own thread, when it was last used and how many requests wait."""
-
-    table_id: str
-    token: str
-    client: str
-    executor: ThreadPoolExecutor
-    used: float
-    session: PlaySession | None = None
-    pending: int = 0
-
-
-class Tables:
-    """The open tables by id: at most `capacity`, at most `per_client` for one client
-    address; a table unused for `idle_seconds` is closed. Used from the event loop only,
-    except for the work `run` hands to a table's own thread."""
-
-    def __init__(
-        self,
-        capacity: int,
-        per_client: int,
-        idle_seconds: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.capacity = capacity
-        self.per_client = per_client
-        self.idle_seconds = idle_seconds
-        self.clock = clock
-        self._tables: dict[str, _Table] = {}
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._tables)
-
-    def open(self, client: str) -> _Table:
-        """A new table's slot for `client`, or 429/503 when it or the server holds enough."""
-        with self._lock:
-            self._close_idle()
-            mine = sum(t.client == client for t in self._tables.values())
-            if mine >= self.per_client:
-                raise ApiError(
-                    429, f"this client has {mine} open tables, the most one may hold: finish "
-                    "or close one (New match closes the table shown)"
-                )  # fmt: skip
-            if len(self._tables) >= self.capacity:
-                raise ApiError(
-                    503, f"the server holds {len(self._tables)} tables, the most it keeps: try "
-                    "again later"
-                )  # fmt: skip
-            table_id = secrets.token_urlsafe(9)
-            table = _Table(
-                table_id, secrets.token_urlsafe(24), client,
-                ThreadPoolExecutor(1, thread_name_prefix=f"table-{table_id}"), self.clock(),
-            )  # fmt: skip
-            self._tables[table_id] = table
-            return table
-
-    def get(self, table_id: str, token: str | None) -> _Table:
-        """The table `table_id` if `token` is its token (404, 401, 403 otherwise)."""
-        with self._lock:
-            self._close_idle()
-            table = self._tables.get(table_id)
-            if table is None or table.session is None:
-                raise ApiError(
-                    404, f"unknown table {_show(table_id)}: it never existed or was closed "
-                    "(start a new game)"
-                )  # fmt: skip
-            if token is None:
-                raise ApiError(
-                    401, f"table {table_id!r}: no {TOKEN_HEADER} header: send the token the "
-                    "table was created with"
-                )  # fmt: skip
-            if not secrets.compare_digest(token.encode("latin-1"), table.token.encode()):
-                raise ApiError(
-                    403, f"table {table_id!r}: wrong {TOKEN_HEADER}: a table answers only the "
-                    "page that created it"
-                )  # fmt: skip
-            table.used = self.clock()
-            return table
-
-    def close(self, table: _Table) -> None:
-        with self._lock:
-            self._drop(table)
-
-    def _drop(self, table: _Table) -> None:
-        if self._tables.get(table.table_id) is table:
-            del self._tables[table.table_id]
-        table.executor.shutdown(wait=False, cancel_futures=True)
-
-    def _close_idle(self) -> None:
-        now = self.clock()
-        for table in [t for t in self._tables.values() if t.pending == 0
-                      and now - t.used > self.idle_seconds]:  # fmt: skip
-            self._drop(table)
-
-    async def run(self, table: _Table, work: Callable[[], T]) -> T:
-        """`work()` on the table's own thread, after the requests before it (429 if too
-        many wait); the event loop only awaits it."""
-        if table.pending >= MAX_PENDING:
-            raise ApiError(
-                429, f"table {table.table_id!r} is busy with {table.pending} earlier requests: "
-                "wait for their answers"
-            )  # fmt: skip
-        table.pending += 1
-        try:
-            future = table.executor.submit(work)
-        except RuntimeError:  # shut down: closed in the meantime
-            table.pending -= 1
-            raise ApiError(404, f"table {table.table_id!r} was closed (start a new game)") from None
-        try:
-            return await asyncio.wrap_future(future)
-        finally:
-            table.pending -= 1
-            table.used = self.clock()
-
-
-# -- who may ask ---------------------------------------------------------------------------------
-def _host_name(host: str) -> str:
-    """A ``Host`` header's name without its port, lower case (``[::1]:8400`` -> ``::1``)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def _listening_address(scope: Scope) -> str | None:
-    """The IP address the connection came in on, if it is one (uvicorn's ``server``)."""
-    server = scope.get("server")
-    if not server or not isinstance(server[0], str):
-        return None
-    try:
-        address = ipaddress.ip_address(server[0])
-    except ValueError:
-        return None
-    return None if address.is_unspecified else str(address)
-
-
-class _Guard:
-    """ASGI middleware: a foreign ``Host`` (400) and a cross-origin write (403) are refused
-    before the app sees them."""
-
-    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
-        self.app = app
-        self.allowed = {_host_name(h) for h in (*LOCAL_HOSTS, *allowed_hosts)}
-
-    def problem(self, scope: Scope) -> tuple[int, str] | None:
-        headers = Headers(scope=scope)
-        host = headers.get("host")
-        if host is None:
-            return 400, "no Host header: expected the address of this server"
-        name = _host_name(host)
-        if (
-            "*" not in self.allowed
-            and name not in self.allowed
-            and (name != _listening_address(scope))
-        ):
-            return 400, (
-                f"Host {_show(host)} is not a name of this server: it answers to "
-                f"{sorted(self.allowed)} and the address it listens on (fourhundred_web "
-                "create_app(allowed_hosts=...) adds names)"
-            )
-        if scope.get("method", "GET") in _SAFE_METHODS:
-            return None
-        site = headers.get("sec-fetch-site")
-        if site is not None and site not in ("same-origin", "none"):
-            return 403, f"a {site} request may not change tables: use this server's own page"
-        origin = headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc.lower() != host.strip().lower():
-            return 403, (
-                f"Origin {_show(origin)} is not this server ({_show(host)}): a page of another "
-                "site may not change tables"
-            )
-        return None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            problem = self.problem(scope)
-            if problem is not None:
-                await _error(*problem)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-# -- reading requests --------------------------------------------------------------------------
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ApiError(
-            400, f"a number of {len(text.lstrip('-'))} digits in the request body: expected at "
-            f"most {MAX_DIGITS}"
-        )  # fmt: skip
-    return int(text)
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object: 413 past MAX_BODY (counted while reading), 415 if it is not
-    ``application/json``, 400 if it is not one JSON object. An empty body is ``{}``."""
-    too_big = f"request body over {MAX_BODY} bytes: expected a small JSON object"
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise ApiError(413, too_big)
-    content_type = request.headers.get("content-type")
-    media = None if content_type is None else content_type.split(";")[0].strip().lower()
-    if media is not None and media != "application/json":
-        raise ApiError(415, f"Content-Type {_show(content_type)}: expected application/json")
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                raise ApiError(413, too_big)
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ApiError(400, "the request body was cut off") from None
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    if media is None:
-        raise ApiError(415, "a request body without Content-Type: expected application/json")
-    try:
-        value = json.loads(raw, parse_int=_json_int)
-    except RecursionError:
-        raise ApiError(400, "the JSON in the request body is nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ApiError(400, f"malformed JSON in the request body ({_show(str(e), 80)})") from None
-    if not isinstance(value, dict):
-        raise ApiError(
-            400, f"expected a JSON object in the request body, got {type(value).__name__}"
-        )
-    return value
-
-
-def _fields(body: Mapping[str, Any], allowed: Iterable[str]) -> None:
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        shown = [_show(k, 20) for k in unknown[:5]] + (["..."] if len(unknown) > 5 else [])
-        raise ApiError(
-            400, f"unknown field(s) [{', '.join(shown)}]: expected some of {sorted(allowed)}"
-        )
-
-
-def _int(value: Any, name: str, low: int, high: int, default: int | None = None) -> int:
-    """An integer field in [low, high] (JSON numbers and, for query strings, digit text)."""
-    if value is None and default is not None:
-        return default
-    if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ApiError(400, f"{name}={_show(value)}: expected an integer from {low} to {high}")
-    return value
-
-
-def _text(value: Any, name: str, default: str | None = None, ascii: bool = False) -> str:
-    """A text field: printable, at most 200 characters (`ascii`: ASCII only)."""
-    if value is None and default is not None:
-        return default
-    if (
-        not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable()
-        or (ascii and not value.isascii())
-    ):  # fmt: skip
-        kind = "text of ASCII characters" if ascii else "text"
-        raise ApiError(400, f"{name}={_show(value)}: expected {kind}")
-    return value
 
 
 def create_app(
@@ -430,7 +122,7 @@ def create_app(
             )
         return watch
 
-    def _table(request: Request) -> _Table:
+    def _table(request: Request) -> OpenTable:
         return tables.get(request.path_params["table_id"], request.headers.get(TOKEN_HEADER))
 
     # -- play ----------------------------------------------------------------------------------
@@ -446,13 +138,13 @@ def create_app(
         }
 
     async def create_table(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        _fields(body, ("seat", "partner", "right", "left", "rules", "seed"))
-        seat = _int(body.get("seat"), "seat", 0, 3, default=0)
+        body = await read_body(request)
+        check_fields(body, ("seat", "partner", "right", "left", "rules", "seed"))
+        seat = int_field(body.get("seat"), "seat", 0, 3, default=0)
         default = default_bot(choices)
-        specs = {r: _text(body.get(r), r, default) for r in ("partner", "right", "left")}
-        rules = _text(body.get("rules"), "rules", "wiki")
-        seed = None if body.get("seed") is None else _int(body["seed"], "seed", 0, 2**31 - 1)
+        specs = {r: text_field(body.get(r), r, default) for r in ("partner", "right", "left")}
+        rules = text_field(body.get("rules"), "rules", "wiki")
+        seed = None if body.get("seed") is None else int_field(body["seed"], "seed", 0, 2**31 - 1)
         table = tables.open(request.client.host if request.client else "")
 
         def make() -> tuple[PlaySession, dict[str, Any]]:
@@ -494,16 +186,16 @@ def create_app(
 
     async def act(request: Request) -> dict[str, Any]:
         _table(request)  # 404/401/403 before the body is read
-        body = await _body(request)
-        _fields(body, ("action", "seat", "moves"))
-        action = _text(body.get("action"), "action", ascii=True)  # "4", "redeal", "AH"
-        seat = None if body.get("seat") is None else _int(body["seat"], "seat", 0, 3)
-        moves = None if body.get("moves") is None else _int(body["moves"], "moves", 0, 10**6)
+        body = await read_body(request)
+        check_fields(body, ("action", "seat", "moves"))
+        action = text_field(body.get("action"), "action", ascii=True)  # "4", "redeal", "AH"
+        seat = None if body.get("seat") is None else int_field(body["seat"], "seat", 0, 3)
+        moves = None if body.get("moves") is None else int_field(body["moves"], "moves", 0, 10**6)
         return await _on_table(request, lambda s: s.act(action, seat=seat, moves=moves))
 
     async def deal(request: Request) -> dict[str, Any]:
         _table(request)
-        _fields(await _body(request), ())
+        check_fields(await read_body(request), ())
         return await _on_table(request, lambda s: s.deal())
 
     # -- watch ---------------------------------------------------------------------------------
@@ -513,7 +205,7 @@ def create_app(
         pairs = w.pairs()
         if not pairs:
             raise ApiError(404, "the database holds no finished games yet")
-        return pairs[_int(value, "pair", 0, len(pairs) - 1)]
+        return pairs[int_field(value, "pair", 0, len(pairs) - 1)]
 
     async def watch_summary(request: Request) -> dict[str, Any]:
         return await run_in_threadpool(_watch().summary)
@@ -521,24 +213,24 @@ def create_app(
     async def watch_matches(request: Request) -> dict[str, Any]:
         w = _watch()
         q = request.query_params
-        _fields(q, ("pair", "sort", "min_bid", "offset", "limit"))
-        sort = _text(q.get("sort"), "sort", "match")
+        check_fields(q, ("pair", "sort", "min_bid", "offset", "limit"))
+        sort = text_field(q.get("sort"), "sort", "match")
         if sort not in SORTS:
             raise ApiError(400, f"sort={sort!r}: expected one of {list(SORTS)}")
         pair = _pair(w, q.get("pair"))
-        min_bid = _int(q.get("min_bid"), "min_bid", 0, 13, default=0)
-        offset = _int(q.get("offset"), "offset", 0, 10**9, default=0)
-        limit = _int(q.get("limit"), "limit", 1, 500, default=50)
+        min_bid = int_field(q.get("min_bid"), "min_bid", 0, 13, default=0)
+        offset = int_field(q.get("offset"), "offset", 0, 10**9, default=0)
+        limit = int_field(q.get("limit"), "limit", 1, 500, default=50)
         return await run_in_threadpool(w.matches, pair, sort, min_bid, offset, limit)
 
     async def watch_match(request: Request) -> dict[str, Any]:
         w = _watch()
         q = request.query_params
-        _fields(q, ("pair", "match"))
+        check_fields(q, ("pair", "match"))
         pair = _pair(w, q.get("pair"))
         if pair is None:
             raise ApiError(400, "pair is missing: expected the index of a pairing")
-        match_id = _int(q.get("match"), "match", 0, 2**62)
+        match_id = int_field(q.get("match"), "match", 0, 2**62)
         result = await run_in_threadpool(w.match, pair, match_id)
         if result["twins"] == [None, None]:
             raise ApiError(404, f"no finished game of match {match_id} for {pair[0]} v {pair[1]}")
@@ -550,13 +242,13 @@ def create_app(
             try:
                 return JSONResponse(await handler(request))
             except ApiError as e:
-                return _error(e.status, e.message)
+                return error_response(e.status, e.message)
             except OutOfTurnError as e:
-                return _error(409, str(e))
+                return error_response(409, str(e))
             except IllegalMoveError as e:
-                return _error(422, str(e))
+                return error_response(422, str(e))
             except FourHundredError as e:  # RequestError and the core's checks of input
-                return _error(400, str(e))
+                return error_response(400, str(e))
 
         return endpoint
 
@@ -566,13 +258,15 @@ def create_app(
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            return _error(404, f"no such page or API route: {request.url.path[:100]}")
+            return error_response(404, f"no such page or API route: {request.url.path[:100]}")
         if exc.status_code == 405:
-            return _error(405, f"{request.method} is not allowed on {request.url.path[:100]}")
-        return _error(exc.status_code, str(exc.detail))
+            return error_response(
+                405, f"{request.method} is not allowed on {request.url.path[:100]}"
+            )
+        return error_response(exc.status_code, str(exc.detail))
 
     async def server_error(request: Request, exc: Exception) -> Response:
-        return _error(500, f"internal error ({type(exc).__name__}); see the server's log")
+        return error_response(500, f"internal error ({type(exc).__name__}); see the server's log")
 
     routes = [
         Route("/", index),
@@ -588,7 +282,7 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_Guard, allowed_hosts=tuple(allowed_hosts))],
+        middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts))],
         exception_handlers={HTTPException: http_error, 500: server_error},
     )
     app.state.tables = tables  # for tests: what the server holds (the browser never sees it)
