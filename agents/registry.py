@@ -48,7 +48,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Agent:
 
 _MODULES = ("agents.remote.external", "agents.scripted.heuristic", "agents.scripted.heuristic_v1",
             "agents.human", "agents.neural.agent", "agents.search.pimc", "agents.search.agent",
-            "agents.compose")  # fmt: skip
+            "agents.compose", "agents.libraries.agent")  # fmt: skip
 
 
 @dataclass(frozen=True)

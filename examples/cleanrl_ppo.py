@@ -3,15 +3,25 @@
     python examples/cleanrl_ppo.py --total-timesteps 500000 --opponents heuristic
 
 Read it top to bottom as CleanRL's ``ppo.py``: the same loop, the same metric names
-(``charts/*``, ``losses/*``) under ``runs/<name>__<seed>__<time>``, with TensorBoard's step
-the number of learner decisions (``global_step``). What 400 changes:
+(``charts/*``, ``losses/*``) under ``<runs-dir>/<exp_name>__<seed>__<time>`` (named as
+``fourhundred train`` names its runs, with a config.yaml), with TensorBoard's step the number
+of learner decisions (``global_step``). At the end the actor is saved as ``policy.pt`` with
+its manifest ``policy.json`` (:func:`agents.libraries.torch_policy.save_torch_policy`), which
+plays anywhere an agent does::
+
+    fourhundred plot runs/cleanrl_ppo__1__<time>
+    fourhundred tournament --agents torch:runs/cleanrl_ppo__1__<time>/policy.pt random heuristic
+
+What 400 changes:
 
 - the environment is ``gym.make_vec("FourHundred-v0", vectorization_mode=
   "vector_entry_point")``: B tables in one numpy batch, no SyncVectorEnv, with
   ``autoreset_mode=SAME_STEP`` (the step that ends an episode already returns the next
   one's first observation: CleanRL's original convention, so ``next_done`` is right);
 - the policy is a masked Categorical: illegal actions get a logit of -1e8 (not -inf, whose
-  entropy is NaN). No mask row is ever all 0, so no row is all -1e8;
+  entropy is NaN). No mask row is ever all 0, so no row is all -1e8. The actor is
+  :class:`~agents.libraries.torch_policy.MLPPolicy`, ``actor(obs, mask) -> logits``, the
+  module ``torch:`` plays;
 - episode statistics come from the env's own results (``info["outcome"]``, ``"points"``,
   valid where ``info["_outcome"]``), not from ``final_info``, which Gymnasium 1.x no longer
   emits by default.
@@ -26,14 +36,17 @@ import inspect
 import itertools
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import torch
+import yaml
 from torch import nn
 from torch.distributions import Categorical
 
 import fourhundred_env.envs  # noqa: F401 - registers FourHundred-v0
+from agents.libraries.torch_policy import MLPPolicy, save_torch_policy
 
 
 @dataclass
@@ -78,6 +91,8 @@ class Args:
     """torch's intra-op threads (one is fastest for these small networks on a busy machine)."""
     tensorboard: bool = True
     """Write TensorBoard events (needs the tensorboard package)."""
+    runs_dir: str = "runs"
+    """Where run folders go."""
 
 
 def field_help(cls: type) -> dict[str, str]:
@@ -120,15 +135,16 @@ class Agent(nn.Module):
     def __init__(self, obs_size: int, num_actions: int) -> None:
         super().__init__()
 
-        def mlp(out: int, std: float) -> nn.Sequential:
-            return nn.Sequential(
-                layer_init(nn.Linear(obs_size, 256)), nn.Tanh(),
-                layer_init(nn.Linear(256, 256)), nn.Tanh(),
-                layer_init(nn.Linear(256, out), std=std),
-            )  # fmt: skip
-
-        self.critic = mlp(1, 1.0)
-        self.actor = mlp(num_actions, 0.01)
+        self.critic = nn.Sequential(
+            layer_init(nn.Linear(obs_size, 256)), nn.Tanh(),
+            layer_init(nn.Linear(256, 256)), nn.Tanh(),
+            layer_init(nn.Linear(256, 1), std=1.0),
+        )  # fmt: skip
+        # the same MLP, as the module torch:PATH plays: actor(obs, mask) -> masked logits
+        self.actor = MLPPolicy(obs_size, num_actions, hidden=(256, 256), activation="tanh")
+        linears = [m for m in self.actor.net if isinstance(m, nn.Linear)]
+        for layer in linears:
+            layer_init(layer, std=0.01 if layer is linears[-1] else np.sqrt(2))
 
     def get_value(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic(x)
@@ -137,24 +153,28 @@ class Agent(nn.Module):
         self, x: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """x (N, 588) float32, mask (N, 66) bool -> action, log-prob, entropy, value."""
-        logits = torch.where(mask, self.actor(x), torch.tensor(-1e8))
-        probs = Categorical(logits=logits)
+        probs = Categorical(logits=self.actor(x, mask))  # illegal actions: -1e8
         if action is None:
             action = probs.sample()
         return action, probs.log_prob(action), probs.entropy(), self.critic(x)
 
 
 def main(args: Args) -> dict[str, float]:
-    """Train; returns the last rollout's mean episode return and win rate."""
+    """Train and save; returns the last rollout's mean episode return and win rate."""
     batch_size = args.num_envs * args.num_steps
     minibatch_size = batch_size // args.num_minibatches
     num_iterations = max(1, args.total_timesteps // batch_size)
-    run_name = f"{args.exp_name}__{args.seed}__{int(time.time())}"
+    run_name = f"{args.exp_name}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(args.runs_dir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(
+        yaml.safe_dump({"name": args.exp_name, **dataclasses.asdict(args)})
+    )
     writer = None
     if args.tensorboard:
         from torch.utils.tensorboard import SummaryWriter
 
-        writer = SummaryWriter(f"runs/{run_name}")
+        writer = SummaryWriter(str(run_dir))
         writer.add_text("hyperparameters", str(dataclasses.asdict(args)))
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -285,6 +305,7 @@ def main(args: Args) -> dict[str, float]:
             writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
             writer.add_scalar("losses/explained_variance", explained_var, global_step)
             writer.add_scalar("charts/SPS", sps, global_step)
+            writer.add_scalar("charts/decisions", global_step, global_step)  # plot's x axis
         print(
             f"global_step={global_step} SPS={sps} return={stats['return']:.2f} "
             f"win_rate={stats['win_rate']:.2f}"
@@ -293,6 +314,8 @@ def main(args: Args) -> dict[str, float]:
     envs.close()
     if writer:
         writer.close()
+    policy, _ = save_torch_policy(run_dir / "policy.pt", agent.actor, library="cleanrl")
+    print(f"policy: {policy} (play it as torch:{policy})")
     return stats
 
 

@@ -5,11 +5,17 @@
 
 The learner holds seat 0 (``--learner-seats 0 2``: the partnership) of ``--num-envs`` tables
 stepped as one batch (:mod:`fourhundred_env.envs.sb3`), the other seats played by
-``--opponents``. SB3 logs to ``runs/<name>__<seed>__<time>`` (TensorBoard, when it is
-installed): ``rollout/success_rate`` is the share of episodes won (``info["is_success"]``).
-At the end the model plays ``--eval-matches`` whole matches as the partnership of seats 0
-and 2 against ``random`` and against ``heuristic``, and the win rates are printed; the model
-is saved as ``model.zip`` in the run folder.
+``--opponents``. The run folder is ``<runs-dir>/<name>__<seed>__<time>``, named as
+``fourhundred train`` names its runs, with SB3's TensorBoard events in it (when tensorboard is
+installed; ``rollout/success_rate`` is the share of episodes won, which ``fourhundred plot``
+reads as ``charts/win_rate``) and a config.yaml. At the end the model is saved as
+``model.zip`` (stamped with the observation version and the rules) and plays
+``--eval-matches`` whole matches as the partnership of seats 0 and 2 against ``random`` and
+against ``heuristic``: the win rates are printed and logged (``eval/win_rate`` against
+heuristic, with its Wilson band). Then::
+
+    fourhundred plot runs/sb3_maskable_ppo__1__<time>
+    fourhundred tournament --agents sb3:runs/sb3_maskable_ppo__1__<time>/model.zip random heuristic
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 
 @dataclass
@@ -96,10 +104,14 @@ def main(args: Args) -> dict[str, float]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from fourhundred_env.envs.sb3 import make_sb3_vec_env, match_results
+    from fourhundred_env.envs.sb3 import make_sb3_vec_env, match_results, stamp_model
 
     torch.set_num_threads(args.torch_threads)
-    run_dir = Path(args.runs_dir) / f"{args.name}__{args.seed}__{int(time.time())}"
+    run_dir = Path(args.runs_dir) / f"{args.name}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(
+        yaml.safe_dump({**dataclasses.asdict(args), "eval_opponent": "heuristic"})
+    )
     options = {"opponents": args.opponents, "episode": args.episode}
     if args.env_id.endswith("FourHundredBid-v0"):  # the bidding env: one seat, one policy
         options = {"policy": args.opponents}
@@ -118,29 +130,51 @@ def main(args: Args) -> dict[str, float]:
         learning_rate=args.learning_rate,
         seed=args.seed,
         device="cpu",
-        tensorboard_log=str(run_dir) if has_tensorboard else None,
         verbose=0,
     )
+    if has_tensorboard:  # the events in the run folder itself, not in a MaskablePPO_1/ below
+        from stable_baselines3.common.logger import configure
+
+        model.set_logger(configure(str(run_dir), ["tensorboard"]))
     start = time.perf_counter()
     model.learn(args.total_timesteps, progress_bar=False)
     seconds = time.perf_counter() - start
-    run_dir.mkdir(parents=True, exist_ok=True)
+    stamp_model(model)  # sb3:model.zip then checks the observation version and the rules
     model.save(run_dir / "model.zip")
     env.close()
     results = {"train_seconds": seconds, "steps_per_s": model.num_timesteps / seconds}
     print(f"{model.num_timesteps} decisions in {seconds:.0f} s ({results['steps_per_s']:.0f}/s)")
     if args.eval_matches and not args.env_id.endswith("FourHundredBid-v0"):
-        for opponent in ("random", "heuristic"):
-            r = match_results(
-                model, opponent, args.eval_matches, seed=10_000, max_hands=args.eval_max_hands
-            )
+        evaluation = match_results(
+            model, ["random", "heuristic"], args.eval_matches, seed=10_000,
+            max_hands=args.eval_max_hands,
+        )  # fmt: skip
+        for opponent, r in evaluation.items():
             results[f"win_rate_vs_{opponent}"] = r["win_rate"]
             print(
                 f"against {opponent}: won {r['win_rate']:.1%}, drew {r['draw_rate']:.1%} "
                 f"of {args.eval_matches} matches (partnership of seats 0 and 2)"
             )
-    print(f"model: {run_dir / 'model.zip'}")
+        if has_tensorboard:
+            log_evaluation(run_dir, evaluation, args.eval_matches, model.num_timesteps)
+    print(f"model: {run_dir / 'model.zip'} (play it as sb3:{run_dir / 'model.zip'})")
     return results
+
+
+def log_evaluation(run_dir: Path, evaluation: dict, matches: int, step: int) -> None:
+    """The evaluation's scalars under the tags ``fourhundred train`` uses: ``eval/win_rate``
+    against heuristic with its Wilson 95% band, and ``eval/win_rate_vs_<opponent>``."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from tournament.ratings import wilson_interval
+
+    with SummaryWriter(str(run_dir)) as writer:
+        for opponent, r in evaluation.items():
+            writer.add_scalar(f"eval/win_rate_vs_{opponent}", r["win_rate"], step)
+        low, high = wilson_interval(evaluation["heuristic"]["win_rate"] * matches, matches)
+        writer.add_scalar("eval/win_rate", evaluation["heuristic"]["win_rate"], step)
+        writer.add_scalar("eval/win_rate_low", low, step)
+        writer.add_scalar("eval/win_rate_high", high, step)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def test_rewards_add_up_to_the_engine_score_changes() -> None:
 
 
 def test_masks_equal_the_engines_and_illegal_actions() -> None:
-    aec = raw_env()
+    aec = raw_env(illegal_action="raise")
     aec.reset(seed=0)
     driver = aec.driver
     for _ in range(60):
@@ -122,8 +122,9 @@ def test_render_follows_pettingzoos_conventions(capsys) -> None:
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
 
 
-def test_an_illegal_action_can_end_the_game_as_in_classic_environments() -> None:
-    aec = raw_env(illegal_action="end", illegal_penalty=-2)
+def test_an_illegal_action_ends_the_game_by_default_as_in_classic_environments() -> None:
+    assert raw_env().config.illegal_action == "end"
+    aec = raw_env(illegal_penalty=-2)
     aec.reset(seed=1)
     agent = aec.agent_selection
     before = aec.driver.state.records.copy()

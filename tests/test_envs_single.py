@@ -203,9 +203,20 @@ def test_an_illegal_action_ends_the_episode_and_leaves_the_table_as_it_was() -> 
     assert info.get("illegal_action") is False
 
 
-def test_action_masks_through_gym_make_wrappers() -> None:
-    env = gym.make("FourHundred-v0", max_hands=2)
-    assert isinstance(env, gym.Wrapper)
+@pytest.mark.parametrize("env_id", ["FourHundred-v0", "FourHundredBid-v0"])
+def test_action_masks_on_what_gym_make_returns(env_id: str) -> None:
+    """The issue's call: ``model.predict(obs, action_masks=env.action_masks())`` on gym.make's
+    env (Gymnasium 1.x wrappers forward no attributes, so gym.make must not wrap it)."""
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=2)
+    assert np.array_equal(env.action_masks(), obs["action_mask"].astype(bool))
+    with pytest.raises(FourHundredError, match="before reset"):
+        gym.make(env_id).step(0)
+
+
+def test_action_masks_through_wrappers_of_ones_own() -> None:
+    env = gym.wrappers.RecordEpisodeStatistics(gym.make("FourHundred-v0", max_hands=2))
+    assert isinstance(env, gym.Wrapper) and not hasattr(env, "action_masks")
     masks = env.get_wrapper_attr("action_masks")
     obs, _ = env.reset(seed=4)
     for step in range(2000):

@@ -25,6 +25,7 @@ from typing import Any
 
 import torch
 
+from agents.neural.files import model_file_kind
 from agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
@@ -61,6 +62,13 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     size = path.stat().st_size
     if size == 0:
         raise CheckpointError(f"{where} is empty (0 bytes): expected a file written by fourhundred")
+    kind = model_file_kind(path)
+    if kind in ("sb3", "manifest"):
+        spec = "sb3" if kind == "sb3" else "torch"
+        what = "a Stable-Baselines3 model zip" if kind == "sb3" else "a torch: policy manifest"
+        raise CheckpointError(
+            f"{where} is {what}, not a fourhundred checkpoint: play it as {spec}:{path}"
+        )
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
@@ -86,8 +94,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
             "expected a file written by fourhundred"
         ) from None
     if not isinstance(data, dict) or data.get("format") not in (FORMAT, "fourhundred-train-v1"):
+        hint = ""
+        if path.with_suffix(".json").is_file():  # save_torch_policy's weights and manifest
+            hint = f" (a torch: policy with its manifest? play it as torch:{path})"
         raise CheckpointError(
-            f"{where} is not a fourhundred checkpoint: expected format {FORMAT!r}"
+            f"{where} is not a fourhundred checkpoint{hint}: expected format {FORMAT!r}"
         )
     return data
 

@@ -9,6 +9,7 @@ of gymnasium); ``gym.make("fourhundred_env.envs:FourHundred-v0")`` imports it fo
     import fourhundred_env.envs  # registers FourHundred-v0 and FourHundredBid-v0
 
     env = gym.make("FourHundred-v0")                              # one table, learner seat 0
+    env.action_masks()                                            # (66,) bool: MaskablePPO's hook
     envs = gym.make_vec("FourHundred-v0", num_envs=4096,
                         vectorization_mode="vector_entry_point")  # the native batched env
     env = gym.make("fourhundred_env.envs:FourHundredBid-v0")     # imports it for you
@@ -20,6 +21,12 @@ of gymnasium); ``gym.make("fourhundred_env.envs:FourHundred-v0")`` imports it fo
 - ``FourHundredBid-v0``: :class:`FourHundredBidEnv` / :class:`FourHundredBidVectorEnv`, one
   bid per episode.
 - PettingZoo: ``fourhundred_env.envs.pettingzoo_env.env()`` (needs the ``pettingzoo`` extra).
+
+``gym.make`` returns the environment itself (registered with ``order_enforce=False`` and
+``disable_env_checker=True``; the envs refuse a step before reset themselves), so
+``env.action_masks()`` works on it. Gymnasium 1.x wrappers do not forward attributes: through
+wrappers of your own (``TimeLimit``, ``RecordEpisodeStatistics``...) call
+``env.get_wrapper_attr("action_masks")()``, as sb3-contrib's ``get_action_masks`` does.
 
 Every option is a field of :class:`EnvConfig`, passed as a keyword (``gym.make(...,
 episode="hand", reward="team_points", opponents="heuristic", observation_dtype="int8")``).
@@ -49,16 +56,24 @@ __all__ = [
     "register_envs",
 ]
 
+# gym.make returns the env itself, not wrapped in OrderEnforcing and PassiveEnvChecker:
+# Gymnasium 1.x wrappers no longer forward attributes, and `env.action_masks()` (what
+# sb3-contrib's MaskablePPO and its docs call) must work on what gym.make returns. The envs
+# enforce the call order themselves (step before reset raises) and tests run check_env.
+_PLAIN = {"order_enforce": False, "disable_env_checker": True}
+
 _IDS: dict[str, dict[str, Any]] = {
     "FourHundred-v0": {
         "entry_point": "fourhundred_env.envs.single:FourHundredEnv",
         "vector_entry_point": "fourhundred_env.envs.vector:FourHundredVectorEnv",
         "kwargs": {"learner_seats": (0,), "illegal_action": "end"},
+        **_PLAIN,
     },
     "FourHundredBid-v0": {
         "entry_point": "fourhundred_env.envs.bidding:FourHundredBidEnv",
         "vector_entry_point": "fourhundred_env.envs.bidding:FourHundredBidVectorEnv",
         "kwargs": {"illegal_action": "end"},
+        **_PLAIN,
     },
 }
 

@@ -31,7 +31,7 @@ from gymnasium.vector import AutoresetMode
 
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.envs.single import FourHundredEnv
-from fourhundred_env.envs.vector import FourHundredVectorEnv
+from fourhundred_env.envs.vector import FourHundredVectorEnv, render_modes
 from fourhundred_env.errors import FourHundredError
 
 _FIXED = {"episode": "hand", "learner_decides": "bids"}
@@ -70,7 +70,7 @@ class FourHundredBidVectorEnv(FourHundredVectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "autoreset_mode": AutoresetMode.SAME_STEP,
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": render_modes(),
         "render_fps": 2,
     }
 

@@ -14,12 +14,13 @@ actions of the agent to act and all 0 for the others (and once the game is over)
 Rewards (``reward=``): by default each seat's hand points when a hand ends (``team_points``:
 the team's; ``match_result``: +1/-1 to the teams when the match is decided). An episode is a
 match (``episode="match"``, truncated after ``max_hands`` hands) or one hand
-(``episode="hand"``, pre-hand scores drawn from ``hand_scores``). Illegal actions raise
-IllegalActionError (default); with ``illegal_action="end"`` (PettingZoo classic's
-convention, as ``TerminateIllegalWrapper``) the game ends for every agent, the offender gets
-``illegal_penalty`` and the others 0; with ``"penalize"`` the offender pays
-``illegal_penalty`` and a random legal action is played instead. Both flag it in
-``infos[agent]["illegal_action"]``.
+(``episode="hand"``, pre-hand scores drawn from ``hand_scores``). An illegal action ends
+the game for every agent by default (``illegal_action="end"``, PettingZoo classic's
+convention, as ``TerminateIllegalWrapper``): the offender gets ``illegal_penalty`` and the
+others 0; ``illegal_action="raise"`` raises IllegalActionError instead (for masked
+learners, where an illegal action is a bug); with ``"penalize"`` the offender pays
+``illegal_penalty`` and a random legal action is played instead. "end" and "penalize" flag
+it in ``infos[agent]["illegal_action"]``.
 
 Rendering follows PettingZoo's conventions: ``render_mode="human"`` prints the table (all
 hands shown) after every step and ``render()`` returns None; "ansi" returns the text;
@@ -43,7 +44,11 @@ from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.envs.config import EnvConfig, SelfPlay
 from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.envs.text import table_text
-from fourhundred_env.envs.vector import check_render_mode, single_observation_space
+from fourhundred_env.envs.vector import (
+    check_render_mode,
+    render_modes,
+    single_observation_space,
+)
 from fourhundred_env.errors import FourHundredError
 
 ObsDict = dict[str, np.ndarray]
@@ -57,17 +62,19 @@ class raw_env(AECEnv[str, ObsDict, int]):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "fourhundred_v0",
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": render_modes(),
         "render_fps": 2,
         "is_parallelizable": False,
     }
+    default_config = EnvConfig(illegal_action="end")
 
     def __init__(
         self, render_mode: str | None = None, config: EnvConfig | None = None, **options: Any
     ) -> None:
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.config = EnvConfig.build(config, **options)
+        base = config if config is not None else self.default_config
+        self.config = EnvConfig.build(base, **options)
         if not self.config.self_play:
             raise FourHundredError(
                 f"learner_seats={self.config.learner_seats}: every seat is an agent in the "

@@ -43,6 +43,8 @@ import fourhundred_env.envs  # noqa: F401 - registers the ids
 from fourhundred_env.envs.driver import RESULT_KEYS
 from fourhundred_env.envs.vector import FourHundredVectorEnv
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.observation import OBS_VERSION
+from fourhundred_env.rules import Rules
 
 _STEP_KEYS = ("illegal_action", "thrown_in", *RESULT_KEYS)
 
@@ -173,20 +175,71 @@ def make_sb3_vec_env(
     return vec
 
 
+def stamp_model(model: Any, rules: Rules | None = None) -> Any:
+    """Record this game's observation version and `rules` (default: the standard rules) in an
+    SB3 `model`, as plain JSON in the zip ``model.save`` writes next (``data["fourhundred"]``),
+    so that ``sb3:model.zip`` refuses to play it under another layout or other rules, as
+    ``neural:`` does. Returns `model`."""
+    model.fourhundred = {
+        "obs_version": OBS_VERSION,
+        "rules": (rules if rules is not None else Rules()).to_dict(),
+    }
+    return model
+
+
+def policy_scores(policy: Any, obs: Any) -> np.ndarray:
+    """(K, 66) float32 scores of an SB3 `policy` (``model.policy``) at a batch of `obs` in the
+    layout it was trained on: an actor-critic's logits (PPO, A2C, MaskablePPO: before its
+    masks), a DQN's Q-values. Higher is better; the caller masks them."""
+    import torch
+
+    with torch.no_grad():
+        tensor, _ = policy.obs_to_tensor(obs)
+        if hasattr(policy, "q_net"):
+            out = policy.q_net(tensor)
+        else:
+            out = policy.get_distribution(tensor).distribution.logits
+    return out.float().cpu().numpy()
+
+
+def masked_actions(
+    scores: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """(K,) int64: per row of (K, 66) `scores`, the best legal action, or with `rng` one drawn
+    from the softmax over the legal actions."""
+    masked = np.where(masks, scores.astype(np.float64), -np.inf)
+    if rng is None:
+        return masked.argmax(axis=1).astype(np.int64)
+    probs = np.exp(masked - masked.max(axis=1, keepdims=True))
+    cum = np.cumsum(probs / probs.sum(axis=1, keepdims=True), axis=1)
+    picks = (cum < rng.random((len(cum), 1))).sum(axis=1)
+    last = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+    return np.minimum(picks, last).astype(np.int64)
+
+
 def match_results(
     model: Any,
-    opponents: str = "heuristic",
+    opponents: str | Sequence[str] = "heuristic",
     num_matches: int = 200,
     seed: int = 0,
     deterministic: bool = True,
     **options: Any,
-) -> dict[str, float]:
-    """Play `num_matches` whole matches, one per table of one batch, of a MaskablePPO `model`
-    (anything with SB3's ``predict(obs, action_masks=...)``) holding the partnership of seats
-    0 and 2 against `opponents` at seats 1 and 3 (seeded: two models meet the same deals).
-    Each table's first match counts, so short matches are not over-represented. Returns
-    {"win_rate", "draw_rate", "loss_rate", "points", "matches"}: shares of the matches and
-    the partnership's mean points per match."""
+) -> dict[str, Any]:
+    """Play `num_matches` whole matches, one per table of one batch, of an SB3 `model` (PPO,
+    A2C, MaskablePPO, DQN on the dict observation) holding the partnership of seats 0 and 2
+    against `opponents` at seats 1 and 3 (seeded: two models meet the same deals). The model
+    chooses among the legal actions only (its scores masked), whether or not it was trained
+    with masks. Each table's first match counts, so short matches are not over-represented.
+
+    One opponent spec: {"win_rate", "draw_rate", "loss_rate", "points", "matches"}, shares of
+    the matches and the partnership's mean points per match. Several: {spec: that dict}.
+    For a full comparison with intervals and ratings, enter the saved model in a tournament
+    (``sb3:model.zip``)."""
+    if not isinstance(opponents, str):
+        return {
+            spec: match_results(model, spec, num_matches, seed, deterministic, **options)
+            for spec in opponents
+        }
     env = make_sb3_vec_env(
         "FourHundred-v0",
         num_envs=num_matches,
@@ -196,14 +249,14 @@ def match_results(
         episode="match",
         **options,
     )
+    rng = None if deterministic else np.random.default_rng(seed)
     outcome = np.zeros(num_matches, np.int64)
     points = np.zeros(num_matches, np.int64)
     done = np.zeros(num_matches, bool)
     obs = env.reset()
     while not done.all():
-        actions, _ = model.predict(
-            obs, action_masks=env.action_masks(), deterministic=deterministic
-        )
+        masks = env.action_masks()
+        actions = masked_actions(policy_scores(model.policy, obs), masks, rng)
         obs, _, dones, infos = env.step(actions)
         for i in np.flatnonzero(dones & ~done):
             outcome[i], points[i], done[i] = infos[i]["outcome"], infos[i]["points"], True

@@ -47,6 +47,7 @@ from fourhundred_env.envs.driver import TableDriver
 from fourhundred_env.envs.vector import (
     FourHundredVectorEnv,
     check_render_mode,
+    render_modes,
     single_observation_space,
 )
 from fourhundred_env.errors import IllegalActionError
@@ -63,7 +64,7 @@ class FourHundredEnv(gym.Env[ObsDict, np.int64]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": render_modes(),
         "render_fps": 2,
     }
     default_config = EnvConfig(learner_seats=(0,), illegal_action="end")

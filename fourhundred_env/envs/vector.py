@@ -64,6 +64,7 @@ table, needs Pillow), "human" (prints the texts at every reset and step).
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, ClassVar
 
 import numpy as np
@@ -116,8 +117,28 @@ def _scatter(values: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.nd
     return out
 
 
+def can_draw() -> bool:
+    """Whether Pillow can be imported (looked up, not imported): "rgb_array" needs it."""
+    try:
+        return importlib.util.find_spec("PIL") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def render_modes() -> list[str]:
+    """The render modes this installation can serve: "ansi" and "human", and "rgb_array"
+    when Pillow is installed (the ``plots`` extra). The envs declare only these, so that
+    Gymnasium's ``check_env``, which tries every declared mode, passes on a core install."""
+    return ["ansi", "human", *(["rgb_array"] if can_draw() else [])]
+
+
 def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
     """Refuse a render mode not in `modes` (None is always accepted) in one line."""
+    if render_mode == "rgb_array" and render_mode not in modes:
+        raise FourHundredError(
+            "render_mode='rgb_array' needs Pillow, which is not installed: pip install "
+            "'fourhundred[plots]' (or pillow); expected None, 'ansi' or 'human' without it"
+        )
     if render_mode is not None and render_mode not in modes:
         raise FourHundredError(f"render_mode={render_mode!r}: expected None or one of {modes}")
 
@@ -156,7 +177,7 @@ class FourHundredVectorEnv(VectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": render_modes(),
         "render_fps": 2,
     }
 

@@ -17,10 +17,12 @@ Nothing here imports torch.
 
 The package's modules, one job each: `runs` (reading run folders), `curves` (what the figures
 share: colours, smoothing, the x axis, the legend), `ppo` and `exit` (each mode's figures),
-`write` (which figures a set of runs gets, written as PNGs).
+`episodes` (the training episodes' results, as the examples log them), `write` (which figures
+a set of runs gets, written as PNGs). Runs of the SB3 and CleanRL examples plot too.
 """
 
 from train.plots.curves import COLORS, DECISIONS, auto_smoothing, ema
+from train.plots.episodes import figure_episodes
 from train.plots.exit import EXIT, figure_exit
 from train.plots.ppo import (
     LOSS_PANELS,
@@ -32,7 +34,15 @@ from train.plots.ppo import (
     figure_points_per_hand,
     figure_win_rate,
 )
-from train.plots.runs import NoRunsError, Run, Series, find_runs, load_runs, read_scalars
+from train.plots.runs import (
+    SB3_TAGS,
+    NoRunsError,
+    Run,
+    Series,
+    find_runs,
+    load_runs,
+    read_scalars,
+)
 from train.plots.write import TRAINING_FIGURES, write_training_plots
 
 __all__ = [
@@ -40,6 +50,7 @@ __all__ = [
     "DECISIONS",
     "EXIT",
     "LOSS_PANELS",
+    "SB3_TAGS",
     "TRAINING_FIGURES",
     "WIN_HIGH",
     "WIN_LOW",
@@ -50,6 +61,7 @@ __all__ = [
     "auto_smoothing",
     "ema",
     "figure_bidding",
+    "figure_episodes",
     "figure_exit",
     "figure_losses",
     "figure_points_per_hand",

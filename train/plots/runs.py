@@ -1,6 +1,10 @@
 """Training runs read from their folders: the TensorBoard scalars of each run (`Series`, read
 with TensorBoard's own `EventAccumulator`, which also drops the events a resumed run purged)
-and what its config.yaml says (`Run`, `load_runs`)."""
+and what its config.yaml says (`Run`, `load_runs`).
+
+Runs of other trainers read the same: a CleanRL-style run logs the tags ``fourhundred train``
+logs (``charts/*``, ``losses/*``); a Stable-Baselines3 run's tags are read under ours too
+(`SB3_TAGS`), so that ``fourhundred plot`` draws both."""
 
 from __future__ import annotations
 
@@ -41,6 +45,21 @@ class Run:
         return s is not None and bool(np.isfinite(s.values).any())
 
 
+SB3_TAGS: dict[str, tuple[str, float]] = {
+    "rollout/success_rate": ("charts/win_rate", 1.0),
+    "rollout/ep_rew_mean": ("charts/episodic_return", 1.0),
+    "train/policy_gradient_loss": ("losses/policy_loss", 1.0),
+    "train/value_loss": ("losses/value_loss", 1.0),
+    "train/entropy_loss": ("losses/entropy", -1.0),  # SB3 logs minus the entropy
+    "train/approx_kl": ("losses/approx_kl", 1.0),
+    "train/clip_fraction": ("losses/clipfrac", 1.0),
+    "train/explained_variance": ("losses/explained_variance", 1.0),
+}
+"""An SB3 tag -> (the tag our figures read, the factor): added to a run's scalars when it
+logged the first and not the second. ``rollout/success_rate`` is the share of the last 100
+episodes won (``info["is_success"]``); SB3's value loss is not halved as CleanRL's is."""
+
+
 def _has_events(path: Path) -> bool:
     return path.is_dir() and any(path.glob("events.out.tfevents.*"))
 
@@ -78,6 +97,14 @@ def read_scalars(run_dir: str | Path) -> dict[str, Series]:
         values = np.array([e.value for e in events], np.float64)
         order = np.argsort(steps, kind="stable")
         out[tag] = Series(steps[order], values[order])
+    sb3 = [tag for tag in SB3_TAGS if tag in out]
+    for theirs in sb3:
+        ours, factor = SB3_TAGS[theirs]
+        if ours not in out:
+            out[ours] = Series(out[theirs].steps, factor * out[theirs].values)
+    if sb3 and "charts/decisions" not in out:  # SB3's step is its num_timesteps: decisions
+        steps = np.unique(np.concatenate([s.steps for s in out.values()]))
+        out["charts/decisions"] = Series(steps, steps.astype(np.float64))
     return out
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tournament.figures import save_figure
+from train.plots.episodes import figure_episodes
 from train.plots.exit import figure_exit
 from train.plots.ppo import figure_bidding, figure_losses, figure_points_per_hand, figure_win_rate
 from train.plots.runs import Run, load_runs
@@ -15,6 +16,7 @@ from train.plots.runs import Run, load_runs
 TRAINING_FIGURES = {
     "win_rate.png": figure_win_rate,
     "points_per_hand.png": figure_points_per_hand,
+    "episodes.png": figure_episodes,
     "bid_success.png": figure_bidding,
     "losses.png": figure_losses,
     "exit.png": figure_exit,

@@ -1,0 +1,169 @@
+"""The agent that plays a model of another RL library, and its registrations (``sb3:PATH``,
+``torch:PATH``).
+
+A :class:`LibraryPolicyAgent` encodes each view with the one encoder
+(:func:`fourhundred_env.observation.encode_observation`), asks the model for one score per
+action (a policy's logits, or a DQN's Q-values), sets the illegal actions' scores to -inf
+whether or not the model was trained with masks, and takes the best (or, ``sample=true``,
+draws from the softmax with that decision's own uniform, as the neural agent does). torch and
+SB3 are imported only when such an agent is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.draws import view_uniforms
+from agents.neural.agent import sample_from_probs
+from agents.neural.files import model_file_kind
+from agents.protocol import Agent
+from fourhundred_env.configs import check_fields
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.observation import encode_observation
+from fourhundred_env.registry import register_agent
+from fourhundred_env.rules import Rules
+from fourhundred_env.streams import SAMPLE_SALT
+from fourhundred_env.view import SeatView
+
+Scores = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""(obs (K, 588) float32, mask (K, 66) bool) -> (K, 66) float32 scores, higher is better."""
+
+
+class LibraryPolicyAgent(Agent):
+    """Plays `scores`, masked: greedy (argmax over the legal actions) or sampled."""
+
+    replayable = True  # each decision a function of the view, the seed and the stream key
+
+    def __init__(
+        self,
+        name: str,
+        scores: Scores,
+        rules: Rules | None = None,
+        seed: int = 0,
+        sample: bool = False,
+        is_policy: bool = True,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(rules, seed)
+        if sample and not is_policy:
+            raise ConfigError(
+                f"{name},sample=true: this model gives action values (Q-values), not a "
+                "policy to sample from: expected sample=false"
+            )
+        self.name, self.scores, self.sample, self.is_policy = name, scores, sample, is_policy
+        self.meta = meta or {}
+
+    def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        if view.size == 0:
+            return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
+        mask = view.legal_mask
+        scores = np.asarray(self.scores(encode_observation(view), mask), np.float64)
+        scores = np.where(mask, scores, -np.inf)
+        probs = None
+        if self.is_policy:
+            shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+            probs = (shifted / shifted.sum(axis=1, keepdims=True)).astype(np.float32)
+        if self.sample and probs is not None:
+            u = np.empty(view.size, np.float64)
+            view_uniforms(view.records, self.key, SAMPLE_SALT, u)
+            return sample_from_probs(probs, mask, u), probs
+        return scores.argmax(axis=1).astype(np.int64), probs
+
+    def act(self, view: SeatView) -> np.ndarray:
+        return self.act_with_probs(view)[0]
+
+
+@dataclass(frozen=True)
+class SB3Settings:
+    """``sb3:PATH`` (greedy) or ``sb3:PATH,sample=true``: a model zip saved by
+    Stable-Baselines3 or sb3-contrib (``model.save``) on this game's observation."""
+
+    path: str
+    """The model zip (the SB3 example's runs/<name>__<seed>__<time>/model.zip)."""
+    sample: bool = False
+    """Sample actions from the policy instead of taking the most likely one (policies only:
+    PPO, A2C, MaskablePPO; a DQN has Q-values)."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected a model zip, as in sb3:PATH")
+
+
+@dataclass(frozen=True)
+class TorchSettings:
+    """``torch:PATH`` (greedy) or ``torch:PATH,sample=true``: a torch module's weights with
+    their manifest (PATH.json beside PATH), as ``save_torch_policy`` writes them."""
+
+    path: str
+    """The weights (the CleanRL example's runs/<name>__<seed>__<time>/policy.pt), or their
+    manifest (policy.json)."""
+    sample: bool = False
+    """Sample actions from the policy instead of taking the most likely one."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected a policy file, as in torch:PATH")
+
+
+def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
+    from agents.libraries.sb3 import load_sb3_model
+
+    model = load_sb3_model(settings.path, rules)
+    return LibraryPolicyAgent(
+        f"sb3:{settings.path}", model.scores, rules, seed, settings.sample, model.is_policy,
+        model.meta,
+    )  # fmt: skip
+
+
+def _torch_factory(rules: Rules, seed: int, settings: TorchSettings) -> Agent:
+    from agents.libraries.torch_policy import load_torch_policy
+
+    policy = load_torch_policy(settings.path, rules)
+    return LibraryPolicyAgent(
+        f"torch:{settings.path}", policy.scores, rules, seed, settings.sample, True, policy.meta
+    )
+
+
+def model_spec(path: str | Path) -> str:
+    """The agent spec that plays the model file `path`, by what the file is (its contents,
+    not its name): ``sb3:`` for a Stable-Baselines3 zip, ``torch:`` for weights with a
+    manifest (or the manifest), ``neural:`` otherwise. A run folder stands for the model it
+    holds (model.zip, policy.json or policy.pt). For tools that take run folders."""
+    path = Path(path)
+    if path.is_dir():
+        for name in ("model.zip", "policy.json", "policy.pt"):
+            if (path / name).is_file():
+                return model_spec(path / name)
+        raise ConfigError(
+            f"run folder {str(path)!r} holds no model: expected model.zip (SB3), policy.json "
+            "with policy.pt (torch:) or policy.pt (fourhundred train)"
+        )
+    kind = model_file_kind(path)
+    if kind == "sb3":
+        return f"sb3:{path}"
+    if kind == "manifest" or path.with_suffix(".json").is_file():
+        return f"torch:{path}"
+    return f"neural:{path}"
+
+
+register_agent(
+    "sb3",
+    _sb3_factory,
+    "a Stable-Baselines3 / sb3-contrib model zip (sb3:PATH; PPO, MaskablePPO, A2C, DQN)",
+    settings=SB3Settings,
+    positional="path",
+)
+register_agent(
+    "torch",
+    _torch_factory,
+    "a torch policy(obs, mask) -> logits with its manifest (torch:PATH; the CleanRL example's)",
+    settings=TorchSettings,
+    positional="path",
+)

@@ -1,0 +1,296 @@
+"""Reading a Stable-Baselines3 / sb3-contrib model zip without running pickled code.
+
+``model.save("model.zip")`` writes a zip of ``data`` (JSON: the algorithm's settings; the
+objects JSON cannot hold, such as the policy class, the spaces and the schedules, are
+cloudpickle blobs beside a readable text of their attributes), ``policy.pth`` (the policy's
+``state_dict``), the optimizer's state and the versions. ``PPO.load`` unpickles those blobs,
+and unpickling runs whatever code the file's author put there. This loader never does: it
+reads ``data`` as plain JSON and uses only the readable entries, rebuilds the policy from a
+fixed list of SB3's own classes (named by module and class in that text) on this game's own
+spaces, and loads ``policy.pth`` with ``torch.load(weights_only=True)`` (tensors only). A
+model whose policy or settings cannot be rebuilt that way (a custom policy class, feature
+extractor or activation) is refused in one line, as is a zip that is not an SB3 model, a
+damaged one, a model for another observation size, action count, observation version or
+rules.
+
+Which models play: PPO, A2C, MaskablePPO (actor-critic policies: their logits) and DQN (its
+Q-values), trained on ``FourHundred-v0``'s dict observation (``MultiInputPolicy``), on the
+588 entries of ``obs["observation"]`` alone, or on the flattened dict (654 entries). Models
+trained with ``VecNormalize`` need its statistics, which the zip does not hold: not supported.
+A zip written after :func:`fourhundred_env.envs.sb3.stamp_model` records the observation
+version and the rules (``data["fourhundred"]``), which are checked as the neural agent checks
+them; an unstamped zip is checked on its observation and action sizes only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.neural.checkpoint import CheckpointError, resolve_checkpoint
+from agents.neural.files import model_file_kind
+from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env.errors import FourHundredError
+from fourhundred_env.observation import OBS_SIZE, require_obs_version
+from fourhundred_env.rules import Rules
+
+#: (module, class) of the policies this loader rebuilds -> "policy" (logits) or "q" (values).
+POLICIES: dict[tuple[str, str], str] = {
+    ("stable_baselines3.common.policies", "ActorCriticPolicy"): "policy",
+    ("stable_baselines3.common.policies", "MultiInputActorCriticPolicy"): "policy",
+    ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "policy",
+    ("sb3_contrib.common.maskable.policies", "MaskableMultiInputActorCriticPolicy"): "policy",
+    ("stable_baselines3.dqn.policies", "DQNPolicy"): "q",
+    ("stable_baselines3.dqn.policies", "MultiInputPolicy"): "q",
+}
+_ACTIVATIONS = ("ReLU", "Tanh", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Mish")
+_EXTRACTORS = ("CombinedExtractor", "FlattenExtractor")
+_PLAIN_KWARGS = ("net_arch", "ortho_init", "share_features_extractor", "normalize_images",
+                 "features_extractor_kwargs", "log_std_init", "full_std", "use_expln",
+                 "squash_output", "dueling")  # fmt: skip
+_IGNORED_KWARGS = ("optimizer_class", "optimizer_kwargs")  # training only
+_CLASS_TEXT = re.compile(r"<class '([\w.]+)'>")
+_BOX_TEXT = re.compile(r"'(\w+)': Box\([^()]*\((\d+),\), (\w+)\)")
+
+
+@dataclass
+class SB3Model:
+    """A model's policy rebuilt for play: `scores` (obs (K, 588) float32, mask (K, 66) bool)
+    -> (K, 66) float32 logits or Q-values; `is_policy` False for Q-values."""
+
+    policy: Any
+    layout: str
+    is_policy: bool
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        from fourhundred_env.envs.sb3 import policy_scores
+
+        return policy_scores(self.policy, model_input(self.layout, obs, mask))
+
+
+def model_input(layout: str, obs: np.ndarray, mask: np.ndarray) -> Any:
+    """What a policy trained on `layout` reads: the env's dict, the observation alone, or the
+    flattened dict (the mask first, as ``gymnasium.spaces.flatten`` orders the keys)."""
+    mask8 = mask.astype(np.int8)
+    if layout == "dict":
+        return {"observation": obs, "action_mask": mask8}
+    if layout == "observation":
+        return obs
+    return np.concatenate([mask8.astype(np.float32), obs.astype(np.float32)], axis=1)
+
+
+def load_sb3_model(path: str | Path, rules: Rules | None = None) -> SB3Model:
+    """The policy of the SB3 model zip at `path`, in eval mode on the CPU; CheckpointError
+    (one line) for anything it cannot play (see the module docstring)."""
+    import torch
+
+    path = resolve_checkpoint(path)
+    where = f"model {str(path)!r}"
+    kind = model_file_kind(path)
+    if kind != "sb3":
+        raise CheckpointError(f"{where} {_not_sb3(kind, path)}")
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(z.read("data").decode())
+            weights = z.read("policy.pth")
+            version = z.read("_stable_baselines3_version").decode().strip() if (
+                "_stable_baselines3_version" in z.namelist()) else "?"  # fmt: skip
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, EOFError) as e:
+        raise CheckpointError(
+            f"{where} is a damaged zip ({type(e).__name__}: {str(e)[:120]}): expected a whole "
+            "file saved by model.save"
+        ) from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{where}: its data is not a JSON object: expected SB3's settings")
+    module, name, kind_ = _policy_class(data, where)
+    layout, obs_dtype = _layout(data.get("observation_space"), where)
+    _check_actions(data.get("action_space"), where)
+    meta = _check_stamp(data.get("fourhundred"), rules, where)
+    kwargs = _policy_kwargs(data.get("policy_kwargs", {}), where)
+
+    import importlib
+
+    from gymnasium import spaces
+
+    from fourhundred_env.envs.vector import single_observation_space
+
+    space = single_observation_space(obs_dtype)
+    obs_space = {"dict": space, "observation": space["observation"]}.get(layout)
+    if obs_space is None:
+        obs_space = spaces.flatten_space(space)
+    cls = getattr(importlib.import_module(module), name)
+    try:
+        policy = cls(obs_space, spaces.Discrete(NUM_ACTIONS), lambda _: 0.0, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(
+            f"{where}: its policy settings {sorted(kwargs)} do not build a {name} ({e}): "
+            "expected settings SB3 saved for it"
+        ) from None
+    try:
+        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for damaged files
+        raise CheckpointError(
+            f"{where}: its policy.pth is damaged or holds more than tensors ({type(e).__name__}"
+            "): expected the weights model.save wrote"
+        ) from None
+    _load_weights(policy, state, where)
+    policy.set_training_mode(False)
+    meta.update({"library": "stable-baselines3", "sb3_version": version, "policy": name,
+                 "layout": layout})  # fmt: skip
+    return SB3Model(policy, layout, kind_ == "policy", meta)
+
+
+def _not_sb3(kind: str, path: Path) -> str:
+    return {
+        "missing": "does not exist: expected a model zip saved by model.save",
+        "torch": f"is a torch file, not an SB3 model zip: play it as neural:{path} (a "
+        f"fourhundred checkpoint) or torch:{path} (weights with a manifest)",
+        "manifest": f"is a torch: policy manifest: play it as torch:{path}",
+        "zip": "is a zip but not a Stable-Baselines3 model (no 'data' and 'policy.pth' in it) "
+        "or a damaged one: expected a file saved by model.save",
+        "other": "is not a zip: expected a Stable-Baselines3 model zip saved by model.save",
+    }[kind]
+
+
+def _policy_class(data: dict[str, Any], where: str) -> tuple[str, str, str]:
+    entry = data.get("policy_class")
+    text = entry.get("__init__", "") if isinstance(entry, dict) else ""
+    module = entry.get("__module__", "") if isinstance(entry, dict) else ""
+    found = re.match(r"<function (\w+)\.__init__", str(text))
+    name = found.group(1) if found else "?"
+    kind = POLICIES.get((module, name))
+    if kind is None:
+        known = sorted({n for _, n in POLICIES})
+        raise CheckpointError(
+            f"{where} has the policy {module}.{name}, which this loader does not rebuild (a "
+            f"custom class would run the file's pickled code): expected one of {known}"
+        )
+    return module, name, kind
+
+
+def _layout(entry: Any, where: str) -> tuple[str, str]:
+    """("dict" | "observation" | "flat", observation dtype) from the readable space text."""
+    kind = entry.get(":type:", "") if isinstance(entry, dict) else ""
+    expected = (f"FourHundred-v0's dict observation, its 'observation' ({OBS_SIZE} entries) or "
+                f"the flattened dict ({OBS_SIZE + NUM_ACTIONS})")  # fmt: skip
+    if kind.endswith("Dict'>"):
+        boxes = {k: (int(n), t) for k, n, t in _BOX_TEXT.findall(str(entry.get("spaces", "")))}
+        want = {"observation": OBS_SIZE, "action_mask": NUM_ACTIONS}
+        got = {k: n for k, (n, _) in boxes.items()}
+        if got != want:
+            raise CheckpointError(
+                f"{where} was trained on observations {got or entry.get('spaces')}: expected "
+                f"{want} ({expected}; a model for another observation size?)"
+            )
+        dtype = boxes["observation"][1]
+        return "dict", "int8" if dtype == "int8" else "float32"
+    if kind.endswith("Box'>"):
+        shape = entry.get("_shape")
+        dtype = str(entry.get("dtype", "float32"))
+        if shape == [OBS_SIZE]:
+            return "observation", "int8" if dtype == "int8" else "float32"
+        if shape == [OBS_SIZE + NUM_ACTIONS]:
+            return "flat", "float32"
+        raise CheckpointError(
+            f"{where} was trained on observations of shape {shape}: expected {expected} (a "
+            "model for another observation size or another game?)"
+        )
+    raise CheckpointError(
+        f"{where} was trained on a {kind or 'missing'} space: expected {expected}"
+    )
+
+
+def _check_actions(entry: Any, where: str) -> None:
+    n = entry.get("n") if isinstance(entry, dict) else None
+    if not (isinstance(entry, dict) and entry.get(":type:", "").endswith("Discrete'>")
+            and str(n) == str(NUM_ACTIONS) and str(entry.get("start", 0)) == "0"):  # fmt: skip
+        got = f"Discrete({n})" if n is not None else (entry or {}).get(":type:", "no space")
+        raise CheckpointError(
+            f"{where} chooses among {got}: expected Discrete({NUM_ACTIONS}), this game's actions"
+        )
+
+
+def _check_stamp(stamp: Any, rules: Rules | None, where: str) -> dict[str, Any]:
+    """The observation version and rules `stamp_model` recorded, checked; {} if none."""
+    if stamp is None:
+        return {"stamped": False}
+    if not isinstance(stamp, dict) or not {"obs_version", "rules"} <= stamp.keys():
+        raise CheckpointError(
+            f"{where}: its 'fourhundred' entry is {stamp!r}: expected obs_version and rules, as "
+            "fourhundred_env.envs.sb3.stamp_model writes them"
+        )
+    try:
+        require_obs_version(int(stamp["obs_version"]), where)
+        saved = Rules.from_dict(stamp["rules"])
+    except (FourHundredError, TypeError, ValueError, AttributeError) as e:
+        raise CheckpointError(str(e) if isinstance(e, FourHundredError) else (
+            f"{where}: its 'fourhundred' entry is unreadable ({e}): expected obs_version and rules"
+        )) from None  # fmt: skip
+    if rules is not None:
+        diff = saved.game_differences(rules)
+        if diff:
+            listed = ", ".join(f"{k}={a!r} (here {b!r})" for k, (a, b) in sorted(diff.items()))
+            raise CheckpointError(
+                f"{where} was trained under other rules: {listed}: expected a model trained "
+                "for these rules (time limits and auto_claim are not compared)"
+            )
+    return {"stamped": True, "obs_version": int(stamp["obs_version"]), "rules": saved.to_dict()}
+
+
+def _policy_kwargs(entry: Any, where: str) -> dict[str, Any]:
+    """The policy's settings rebuilt from their readable text: plain values as they are,
+    activations and feature extractors by name from fixed lists, the optimizer left out."""
+    import torch
+    from stable_baselines3.common import torch_layers
+
+    if not isinstance(entry, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key in (":type:", ":serialized:") or key in _IGNORED_KWARGS:
+            continue
+        if key in _PLAIN_KWARGS:
+            out[key] = value
+            continue
+        found = _CLASS_TEXT.fullmatch(str(value))
+        cls_name = found.group(1).rsplit(".", 1)[-1] if found else None
+        if key == "activation_fn" and cls_name in _ACTIVATIONS:
+            out[key] = getattr(torch.nn, cls_name)
+        elif key == "features_extractor_class" and cls_name in _EXTRACTORS:
+            out[key] = getattr(torch_layers, cls_name)
+        else:
+            raise CheckpointError(
+                f"{where}: its policy setting {key}={str(value)[:80]!r} is not one this loader "
+                f"rebuilds without running pickled code: expected {list(_PLAIN_KWARGS)}, "
+                f"activation_fn among {list(_ACTIVATIONS)}, features_extractor_class among "
+                f"{list(_EXTRACTORS)}"
+            )
+    return out
+
+
+def _load_weights(policy: Any, state: Any, where: str) -> None:
+    import torch
+
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise CheckpointError(f"{where}: its policy.pth is not a dict of tensors: expected weights")
+    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    if bad:
+        raise CheckpointError(
+            f"{where}: weight(s) {bad[:3]} hold non-finite values: expected finite weights"
+        )
+    try:
+        policy.load_state_dict(state)
+    except RuntimeError as e:
+        first = str(e).splitlines()[1:2] or [str(e)[:160]]
+        raise CheckpointError(
+            f"{where}: its weights do not fit its policy ({first[0].strip()[:160]}): expected "
+            "the weights model.save wrote with those settings"
+        ) from None
