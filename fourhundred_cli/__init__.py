@@ -54,6 +54,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `fourhundred` parser: every subcommand of COMMANDS with its flags."""
     parser = argparse.ArgumentParser(
         prog="fourhundred", description="400 (Lebanese/Syrian trick-taking game) for AI bots"
     )
@@ -79,6 +80,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `fourhundred ARGV...`; returns the exit status: 0, 2 for bad input (one line on
+    stderr), 130 when interrupted."""
     args = parse_args(argv)
     interrupted: list[bool] = []
 

@@ -21,6 +21,7 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument(
         "bidder", help="agent spec of the bidder, e.g. neural-bid:agents/pretrained/bidder.pt"
     )
@@ -49,6 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text
     from fourhundred_env.rules import Rules
 

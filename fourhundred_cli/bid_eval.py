@@ -18,6 +18,7 @@ HELP = "compare a bidder with other bids, card play fixed (--report: the bidding
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument("bidder", help="agent spec of the bidder, e.g. neural-bid:runs/.../policy.pt")
     p.add_argument("--baseline", default="heuristic", help="bidder to compare with")
     p.add_argument(
@@ -40,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from fourhundred_env.errors import FourHundredError
 
     for name in ("tables", "rounds", "deals", "workers"):

@@ -19,6 +19,7 @@ HELP = "play a few hands against a bot speaking the JSON-lines protocol and repo
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument(
         "command", metavar="CMD", help='the bot\'s command line, e.g. "python my_bot.py"'
     )
@@ -33,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from agents.registry import make_agent
     from agents.remote.external import ExternalAgent
     from fourhundred_cli.common import check_seed

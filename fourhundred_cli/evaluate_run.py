@@ -13,6 +13,7 @@ HELP = "play a run's snapshots against a fixed agent after the fact; log eval/* 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument("run", help="a run folder (runs/<name>__<seed>__<time>)")
     p.add_argument("--opponent", default=None, help="agent spec (default: the run's eval_opponent)")
     p.add_argument(
@@ -32,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from torch.utils.tensorboard import SummaryWriter
 
     from train.config import load_config

@@ -29,6 +29,7 @@ def play_random_match(
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots (default 0)")
     p.add_argument("--rules", default="wiki", help="rules preset: wiki (default) or pagat")
     p.add_argument("--max-bid", type=int, default=4, help="highest bid the random bots make")
@@ -38,6 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     check_seed(args.seed)
     rules = Rules.preset(args.rules)
     table = play_random_match(rules, args.seed, args.max_bid, args.max_hands)

@@ -12,6 +12,7 @@ HELP = "play a match in the terminal against three bots"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument(
         "--seat", type=int, default=0, help="your seat 0-3 (default 0; your team is seat %% 2)"
     )
@@ -27,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     import secrets
 
     from agents.human import play_match

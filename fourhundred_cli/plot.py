@@ -20,6 +20,7 @@ DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument(
         "paths", nargs="+", metavar="PATH",
         help="run folders (or a folder of runs) to overlay, or one tournament .sqlite/.db file",
@@ -40,6 +41,8 @@ def _is_db(path: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     try:
         return _run(args)
     except ModuleNotFoundError as e:

@@ -11,6 +11,7 @@ HELP = "serve the 400 table in a browser: play against bots, replay a tournament
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip
     p.add_argument("--port", type=int, default=8400, help="port (default 8400; 0: any free port)")
@@ -28,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     try:
         import uvicorn
 

@@ -14,6 +14,7 @@ HELP = "train a policy by self-play PPO, expert iteration or a bidding policy (c
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     p.add_argument(
         "config",
         nargs="?",
@@ -30,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from train.config import load_config
     from train.evaluate import make_evaluator
     from train.ppo import Trainer
