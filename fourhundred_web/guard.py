@@ -46,6 +46,8 @@ class Guard:
         self.allowed = {host_name(h) for h in (*LOCAL_HOSTS, *allowed_hosts)}
 
     def problem(self, scope: Scope) -> tuple[int, str] | None:
+        """(status, message) refusing the request in `scope`: 400 for a missing or foreign
+        ``Host``, 403 for a cross-origin write; None if it may pass."""
         headers = Headers(scope=scope)
         host = headers.get("host")
         if host is None:
@@ -75,6 +77,7 @@ class Guard:
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a refused HTTP request with its error; pass everything else to the app."""
         if scope["type"] == "http":
             problem = self.problem(scope)
             if problem is not None:

@@ -29,6 +29,7 @@ class ApiError(Exception):
 
 
 def error_response(status: int, message: str) -> JSONResponse:
+    """The JSON response ``{"error": message}`` with `status`, the message made one line."""
     # one line of text that encodes whatever the request held (a lone surrogate, a newline)
     line = message.encode("utf-8", "backslashreplace").decode().replace("\n", " ")
     return JSONResponse({"error": line}, status_code=status)
@@ -94,6 +95,7 @@ async def read_body(request: Request) -> dict[str, Any]:
 
 
 def check_fields(body: Mapping[str, Any], allowed: Iterable[str]) -> None:
+    """ApiError (400) naming the keys of `body` not in `allowed`, if there are any."""
     unknown = sorted(set(body) - set(allowed))
     if unknown:
         shown = [show(k, 20) for k in unknown[:5]] + (["..."] if len(unknown) > 5 else [])

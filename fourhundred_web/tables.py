@@ -106,6 +106,7 @@ class Tables:
             return table
 
     def close(self, table: OpenTable) -> None:
+        """Forget `table` and shut its thread down, cancelling the work still waiting."""
         with self._lock:
             self._drop(table)
 

@@ -59,6 +59,7 @@ class LibraryPolicyAgent(Agent):
         self.meta = meta or {}
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        """Masked greedy (or sampled) actions, and the softmax (a policy) or None (Q-values)."""
         if view.size == 0:
             return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
         mask = view.legal_mask
@@ -75,6 +76,7 @@ class LibraryPolicyAgent(Agent):
         return scores.argmax(axis=1).astype(np.int64), probs
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The actions of :meth:`act_with_probs`."""
         return self.act_with_probs(view)[0]
 
 

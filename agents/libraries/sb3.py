@@ -71,6 +71,7 @@ class SB3Model:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(K, 66) float32 logits or Q-values at obs (K, 588) float32 and mask (K, 66) bool."""
         from fourhundred_env.envs.sb3 import policy_scores
 
         return policy_scores(self.policy, model_input(self.layout, obs, mask))

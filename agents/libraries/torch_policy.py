@@ -135,6 +135,7 @@ class TorchPolicy:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(K, 66) float32 module output at obs (K, 588) float32 and mask (K, 66) bool."""
         with torch.no_grad():
             out = self.module(torch.from_numpy(np.ascontiguousarray(obs, np.float32)),
                               torch.from_numpy(np.ascontiguousarray(mask, bool)))  # fmt: skip

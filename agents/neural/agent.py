@@ -121,6 +121,7 @@ class NeuralAgent(Agent):
         return torch.log_softmax(masked_logits(logits, mask), -1)
 
     def act_with_probs(self, view: SeatView) -> tuple[np.ndarray, np.ndarray | None]:
+        """Greedy (or sampled) actions, with the masked policy's probabilities."""
         if view.size == 0:
             return np.zeros(0, np.int64), np.zeros((0, 66), np.float32)
         logp = self._log_probs(view)
@@ -134,6 +135,7 @@ class NeuralAgent(Agent):
         return actions, probs
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The actions of :meth:`act_with_probs`."""
         return self.act_with_probs(view)[0]
 
 
@@ -155,10 +157,12 @@ class BidPlayAgent(Agent):
         self.bidder, self.player, self.name = bidder, player, name
 
     def reset(self, num_tables: int) -> None:
+        """Reset both the bidder and the player."""
         self.bidder.reset(num_tables)
         self.player.reset(num_tables)
 
     def act(self, view: SeatView) -> np.ndarray:
+        """The bidder's actions at the tables that are bidding, the player's at the others."""
         bidding = view.legal_mask[:, NUM_CARDS:].any(axis=1)
         actions = np.empty(view.size, np.int64)
         for sel, agent in ((bidding, self.bidder), (~bidding, self.player)):

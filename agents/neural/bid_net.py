@@ -87,6 +87,7 @@ class BidFeatures:
         self.heuristic = HeuristicV1Agent(rules)
 
     def __call__(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
+        """(shared (K, SHARED_SIZE), per-bid (K, 14, self.per_bid)) float32 at `view`'s K tables."""
         n = view.size
         obs = encode_observation(view)
         bidding = view.legal_mask[:, NUM_CARDS:].any(axis=1)
@@ -253,6 +254,7 @@ class BidNetConfig:
     plus the correction, minus the same for heuristic-v1's bid."""
 
     def to_dict(self) -> dict[str, int]:
+        """The fields by name, as the checkpoint stores them."""
         return asdict(self)
 
 
@@ -283,6 +285,7 @@ class BidNet(nn.Module):
         self._features: BidFeatures | None = None
 
     def forward(self, shared: torch.Tensor, per: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits (N, 66) with the bids' values (cards 0), and a zero value (N,)."""
         h = self.trunk(shared)
         # the head's first layer reads (trunk output, bid's entries): its trunk part is worked
         # out once per position, not once per bid (the same sum, a third of the fit's time)

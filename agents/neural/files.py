@@ -14,9 +14,9 @@ FileKind = Literal["missing", "sb3", "torch", "manifest", "zip", "other"]
 
 
 def model_file_kind(path: str | Path) -> FileKind:
-    """ "sb3" (a zip holding ``data`` and ``policy.pth``: ``model.save`` of SB3 or
-    sb3-contrib), "torch" (a zip torch.save wrote: ``*/data.pkl``), "manifest" (a JSON text),
-    "zip" (another or a damaged zip), "other" or "missing"."""
+    """The kind of the file at `path`: "sb3" (a zip holding ``data`` and ``policy.pth``:
+    ``model.save`` of SB3 or sb3-contrib), "torch" (a zip torch.save wrote: ``*/data.pkl``),
+    "manifest" (a JSON text), "zip" (another or a damaged zip), "other" or "missing"."""
     path = Path(path)
     if not path.is_file():
         return "missing"

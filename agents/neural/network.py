@@ -35,6 +35,7 @@ class NetConfig:
     """Number of hidden layers of the trunk."""
 
     def to_dict(self) -> dict[str, int]:
+        """The fields by name, as the checkpoint stores them."""
         return asdict(self)
 
 
@@ -68,6 +69,7 @@ class PolicyValueNet(nn.Module):
         nn.init.orthogonal_(self.value_head.weight, gain=1.0)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits (N, 66) and value (N,) at obs (N, obs_size)."""
         h = self.trunk(obs)
         logits = torch.cat([self.play_head(h), self.bid_head(h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)

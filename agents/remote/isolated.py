@@ -77,6 +77,7 @@ class IsolatedAgent(SupervisedAgent):
         self._pending_reset = None
 
     def reset(self, num_tables: int) -> None:
+        """Record `num_tables`; the child resets its agent with the next ``act`` it is sent."""
         super().reset(num_tables)
         self._pending_reset = num_tables
 

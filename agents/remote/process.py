@@ -122,6 +122,7 @@ class BotProcess:
 
     @property
     def pid(self) -> int:
+        """The child's process id."""
         return self.proc.pid
 
     def _drain_stderr(self) -> None:
@@ -345,6 +346,7 @@ class SupervisedAgent(Agent):
 
     # -- the agent protocol -----------------------------------------------------------------
     def reset(self, num_tables: int) -> None:
+        """Record `num_tables` for the handshake of the next process start."""
         self._num_tables = num_tables
 
     def act_timed(self, view: SeatView, hard: float) -> Reply:

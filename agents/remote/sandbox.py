@@ -207,6 +207,7 @@ class Sandbox:
     scratch: str | None = None
 
     def cleanup(self) -> None:
+        """Remove `scratch` if it is set and empty; an OSError is ignored."""
         if self.scratch is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(self.scratch)

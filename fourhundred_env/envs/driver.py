@@ -428,7 +428,9 @@ class TableDriver:
     def results(self, t: np.ndarray) -> dict[str, np.ndarray]:
         """What the episodes just ended at tables `t` (K,) gave the learner: its seat's
         (one seat), its two seats' (a partnership) or, in self-play, the seat of the last
-        decision's. Every value is (K,):
+        decision's.
+
+        Every value is (K,):
 
         - "outcome" int8: +1 won, -1 lost, 0 drawn. A match: won or lost by its team, drawn
           when truncated undecided. A hand: its team's points against the other team's

@@ -89,9 +89,11 @@ class raw_env(AECEnv[str, ObsDict, int]):
         self.driver = TableDriver(1, self.config)
 
     def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of `agent` (the same for every seat)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """The action space of `agent`: ``Discrete(66)``."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -41,6 +41,7 @@ class Run:
     config: dict[str, Any] = field(default_factory=dict)
 
     def has(self, tag: str) -> bool:
+        """Whether the run logged `tag` with at least one finite value."""
         s = self.scalars.get(tag)
         return s is not None and bool(np.isfinite(s.values).any())
 
