@@ -14,7 +14,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from fourhundred_env.errors import CardError
+from fourhundred_env.errors import CardError, short
 
 
 class Suit(IntEnum):
@@ -56,9 +56,16 @@ def card_rank(card: int) -> int:
     return int(card) % 13
 
 
+def _integer(value: object, what: str) -> int:
+    """`value` as an int if it is an integer (Python or numpy, not a bool); else CardError."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise CardError(f"{what} {short(value)}: expected an integer")
+    return int(value)
+
+
 def card_text(card: int) -> str:
     """``"AH"``, ``"10S"``, ``"2C"``."""
-    card = int(card)
+    card = _integer(card, "card id")
     if not 0 <= card < NUM_CARDS:
         raise CardError(f"card id {card} is out of range: expected 0 to 51")
     return RANK_TEXT[card % 13] + SUIT_LETTERS[card // 13]
@@ -67,21 +74,25 @@ def card_text(card: int) -> str:
 def parse_card(text: str) -> int:
     """Card id of ``"AH"``, ``"10S"``, ``"TS"``, ``"2c"`` (case and surrounding spaces ignored)."""
     if not isinstance(text, str):
-        raise CardError(f"card {text!r} is not text: expected a card like 'AH', '10S' or '2C'")
+        raise CardError(f"card {short(text)} is not text: expected a card like 'AH', '10S' or '2C'")
     t = text.strip().upper()
-    if len(t) < 2:
-        raise CardError(f"malformed card {text!r}: expected rank then suit, like 'AH', '10S', '2C'")
+    if not 2 <= len(t) <= 3:
+        raise CardError(
+            f"malformed card {short(text)}: expected rank then suit, like 'AH', '10S', '2C'"
+        )
     rank_text, suit_text = t[:-1], t[-1]
     suit = SUIT_LETTERS.find(suit_text)
     if suit < 0:
-        raise CardError(f"unknown suit {suit_text!r} in card {text!r}: expected one of C, D, S, H")
+        raise CardError(
+            f"unknown suit {short(suit_text)} in card {short(text)}: expected one of C, D, S, H"
+        )
     if rank_text == "T":
         rank = 8
     elif rank_text in RANK_TEXT:
         rank = RANK_TEXT.index(rank_text)
     else:
         raise CardError(
-            f"unknown rank {rank_text!r} in card {text!r}: expected one of "
+            f"unknown rank {short(rank_text)} in card {short(text)}: expected one of "
             + ", ".join(RANK_TEXT)
             + " (or T for 10)"
         )
@@ -93,28 +104,39 @@ def parse_hand(text: str | Sequence[str], expected: int | None = 13) -> list[int
 
     Raises CardError on a malformed card, a duplicate, or (if `expected` is set) a wrong count.
     """
-    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    if expected is not None:
+        expected = _integer(expected, "expected card count")
+    if isinstance(text, str):
+        tokens = text.replace(",", " ").split()
+    elif isinstance(text, Iterable) and not isinstance(text, bytes):
+        tokens = list(text)
+    else:
+        raise CardError(f"hand {short(text)}: expected text like 'AH KH 10S' or a list of cards")
     cards = [parse_card(tok) for tok in tokens]
     seen: set[int] = set()
     for tok, c in zip(tokens, cards, strict=True):
         if c in seen:
-            raise CardError(f"duplicate card {tok!r} in hand {text!r}")
+            raise CardError(f"duplicate card {short(tok)} in hand {short(text)}")
         seen.add(c)
     if expected is not None and len(cards) != expected:
-        raise CardError(f"hand {text!r} has {len(cards)} cards: expected {expected}")
+        raise CardError(f"hand {short(text)} has {len(cards)} cards: expected {expected}")
     return cards
 
 
 def cards_to_set(cards: Iterable[int]) -> np.uint64:
+    """The uint64 set of card ids 0..51."""
     out = 0
     for c in cards:
-        out |= 1 << int(c)
+        c = _integer(c, "card id")
+        if not 0 <= c < NUM_CARDS:
+            raise CardError(f"card id {c} is out of range: expected 0 to 51")
+        out |= 1 << c
     return U64(out)
 
 
 def set_to_cards(card_set: int | np.integer) -> list[int]:
     """Card ids in a bitmask, ascending."""
-    s = int(card_set)
+    s = _integer(card_set, "card set")
     return [c for c in range(NUM_CARDS) if s >> c & 1]
 
 
@@ -135,7 +157,7 @@ def hand_text(card_set: int | np.integer) -> str:
 
 def action_text(action: int) -> str:
     """``"AH"`` for a card, ``"4"`` for a bid of 4, ``"redeal"``."""
-    action = int(action)
+    action = _integer(action, "action id")
     if 0 <= action < NUM_CARDS:
         return card_text(action)
     if NUM_CARDS <= action <= BID_OFFSET + 13:
@@ -153,13 +175,13 @@ def parse_action(action: str | int | np.integer) -> int:
             raise CardError(f"action id {a} is out of range: expected 0 to {NUM_ACTIONS - 1}")
         return a
     if not isinstance(action, str):
-        raise CardError(f"action {action!r} is neither text nor an action id")
+        raise CardError(f"action {short(action)} is neither text nor an action id")
     t = action.strip()
     if t.lower() == "redeal":
         return REDEAL_ACTION
     if t.isascii() and t.isdigit():  # isdigit alone takes "²", which int() refuses
-        bid = int(t)
+        bid = int(t) if len(t) <= 3 else 10**3  # int() refuses 5,000 digits
         if not 1 <= bid <= 13:
-            raise CardError(f"bid {t!r} is out of range: expected 1 to 13")
+            raise CardError(f"bid {short(t)} is out of range: expected 1 to 13")
         return BID_OFFSET + bid
     return parse_card(t)

@@ -31,12 +31,22 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from fourhundred_env.errors import ConfigError
+from fourhundred_env.errors import ConfigError, short
 
 T = TypeVar("T")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 _NONE = {"none", "null", "~", ""}
+
+MAX_YAML_BYTES = 1 << 20
+"""The largest YAML file `load_yaml` reads (1 MiB; the bundled configs are under 2 KB)."""
+MAX_YAML_DEPTH = 32
+"""The deepest nesting of lists and mappings a YAML config may have."""
+MAX_YAML_ALIASES = 256
+"""The most aliases (``*name``) a YAML config may use."""
+MAX_YAML_NODES = 100_000
+"""The most values a YAML config may hold once every alias is expanded (a "billion laughs"
+file of a few hundred bytes expands to 10**9): refused while reading, before it is built."""
 
 
 def _name(hint: Any) -> str:
@@ -66,6 +76,8 @@ def convert(hint: Any, value: Any, text: bool = False) -> Any:
     origin = typing.get_origin(hint)
     if hint is Any:
         return value
+    if isinstance(value, np.ndarray):  # as the Python values it holds (`==` on arrays is no bool)
+        value = value.tolist()
     if origin is Literal:
         choices = typing.get_args(hint)
         for choice in choices:
@@ -166,7 +178,7 @@ def check_fields(obj: Any, skip: Iterable[str] = ()) -> None:
         try:
             new = convert(hints[f.name], value)
         except _Mismatch:
-            raise ConfigError(f"{f.name}={value!r}: expected {_name(hints[f.name])}") from None
+            raise ConfigError(f"{f.name}={short(value)}: expected {_name(hints[f.name])}") from None
         except ConfigError as e:
             raise ConfigError(f"{f.name}: {e}") from None
         if new is not value:
@@ -183,9 +195,11 @@ def build(cls: type[T], values: Mapping[str, Any], source: str = "config",
             f"{source}: got {type(values).__name__}: expected a mapping of keys to values"
         )
     known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
-    unknown = sorted(set(values) - known, key=str)
+    unknown = sorted(set(values) - known, key=short)
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
+        raise ConfigError(
+            f"{source}: unknown key(s) {short(unknown)}: expected some of {sorted(known)}"
+        )
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
     for key, value in values.items():
@@ -194,7 +208,7 @@ def build(cls: type[T], values: Mapping[str, Any], source: str = "config",
                 value = convert(hints[key], value, text=True)
             except _Mismatch:
                 raise ConfigError(
-                    f"{source}: {key}={value!r}: expected {_name(hints[key])}"
+                    f"{source}: {key}={short(value)}: expected {_name(hints[key])}"
                 ) from None
         kwargs[key] = value
     try:
@@ -219,7 +233,9 @@ def parse_overrides(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = str(item).partition("=")
         if not sep or not key.strip():
-            raise ConfigError(f"override {item!r}: expected key=value, like learning_rate=1e-4")
+            raise ConfigError(
+                f"override {short(item)}: expected key=value, like learning_rate=1e-4"
+            )
         out[key.strip()] = value.strip()
     return out
 
@@ -265,18 +281,22 @@ def config_path(name_or_path: str | Path, kind: str | None = None) -> Path:
 
 def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
     """The mapping in a YAML file; a missing, malformed or non-mapping file raises ConfigError."""
-    import yaml
 
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{what} file {str(p)!r} does not exist")
     try:
-        loaded = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ConfigError(f"{what} file {str(p)!r} is not valid YAML: {first}") from None
+        with p.open("rb") as f:
+            data = f.read(MAX_YAML_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{what} file {str(p)!r} cannot be read: {e}") from None
+    if len(data) > MAX_YAML_BYTES:
+        raise ConfigError(
+            f"{what} file {str(p)!r} is larger than {MAX_YAML_BYTES:,} bytes (MAX_YAML_BYTES): "
+            "expected a config"
+        )
+    loaded = parse_yaml(text, f"{what} file {str(p)!r}")
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
@@ -284,6 +304,83 @@ def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
             f"{what} file {str(p)!r} holds {type(loaded).__name__}: expected a mapping of keys to values"
         )
     return loaded
+
+
+class _YamlLimit(Exception):
+    pass
+
+
+def parse_yaml(text: str, source: str = "YAML") -> Any:
+    """The value of the YAML document `text` (``yaml.safe_load``), within the bounds above:
+    nesting depth (MAX_YAML_DEPTH), aliases (MAX_YAML_ALIASES, none inside the node it names)
+    and values once expanded (MAX_YAML_NODES), checked while the document is read, before
+    anything is built. Malformed or over-large text raises ConfigError in one line naming
+    `source`."""
+    import yaml
+
+    loader = _limited_loader(yaml)(text)
+    try:
+        return loader.get_single_data()
+    except _YamlLimit as e:
+        raise ConfigError(f"{source} is refused: {e}") from None
+    except yaml.YAMLError as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConfigError(f"{source} is not valid YAML: {first}") from None
+    except (ValueError, TypeError, RecursionError, OverflowError) as e:  # e.g. a 5,000-digit int
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ConfigError(f"{source} holds a value that cannot be read: {first:.200}") from None
+    finally:
+        loader.dispose()
+
+
+_LOADERS: dict[int, type] = {}
+
+
+def _limited_loader(yaml: Any) -> type:
+    """A subclass of yaml.SafeLoader whose composer enforces the bounds of `parse_yaml`."""
+    if id(yaml) in _LOADERS:
+        return _LOADERS[id(yaml)]
+
+    class LimitedLoader(yaml.SafeLoader):  # type: ignore[misc, name-defined]
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self._depth = 0
+            self._aliases = 0
+            self._sizes: dict[int, int] = {}  # id(node) -> values under it, aliases expanded
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self._aliases += 1
+                if self._aliases > MAX_YAML_ALIASES:
+                    raise _YamlLimit(f"more than {MAX_YAML_ALIASES} aliases (MAX_YAML_ALIASES)")
+                node = self.anchors.get(self.peek_event().anchor)
+                if node is not None and id(node) not in self._sizes:
+                    raise _YamlLimit("an alias inside the value it names (a recursive value)")
+                return super().compose_node(parent, index)
+            self._depth += 1
+            if self._depth > MAX_YAML_DEPTH:
+                raise _YamlLimit(f"nested deeper than {MAX_YAML_DEPTH} levels (MAX_YAML_DEPTH)")
+            try:
+                node = super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+            sizes = self._sizes
+            if isinstance(node, yaml.SequenceNode):
+                size = 1 + sum(sizes[id(v)] for v in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
+            else:
+                size = 1
+            if size > MAX_YAML_NODES:
+                raise _YamlLimit(
+                    f"more than {MAX_YAML_NODES:,} values once its aliases are expanded "
+                    "(MAX_YAML_NODES)"
+                )
+            sizes[id(node)] = size
+            return node
+
+    _LOADERS[id(yaml)] = LimitedLoader
+    return LimitedLoader
 
 
 def save_yaml(values: Mapping[str, Any], path: str | Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fourhundred_env import kernels as K
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.errors import FourHundredError, short
 
 _U64 = np.uint64
 _MASK64 = (1 << 64) - 1
@@ -29,12 +29,18 @@ def mix64(x: np.ndarray) -> np.ndarray:
 
 
 def seed_key(seed: int) -> np.uint64:
-    """The key of a seed's deal streams (what the kernels take)."""
+    """The key of a seed's deal streams (what the kernels take); `seed` any integer (taken
+    modulo 2**64). Anything else raises FourHundredError."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise FourHundredError(f"seed={short(seed)}: expected an integer")
     return mix64(np.array([int(seed) & _MASK64], dtype=np.uint64))[0]
 
 
 def _int64_ids(values: np.ndarray | int, what: str) -> np.ndarray:
-    ids = np.atleast_1d(np.asarray(values))
+    try:
+        ids = np.atleast_1d(np.asarray(values))
+    except (ValueError, TypeError, OverflowError):
+        raise FourHundredError(f"{what}: {short(values)}: expected (n,) integers") from None
     if ids.dtype.kind not in "iu" or ids.ndim != 1:
         raise FourHundredError(
             f"{what}: got {ids.dtype} of shape {ids.shape}: expected (n,) integers"
@@ -56,7 +62,13 @@ def deal_sets(seed: int, match_id: np.ndarray, hand_index: np.ndarray) -> np.nda
     Hand `hand_index` of match `match_id` under `seed` is the same whatever batch it is in.
     """
     ids = _int64_ids(match_id, "match ids")
-    hand = np.broadcast_to(_int64_ids(hand_index, "hand indices"), ids.shape)
+    hand = _int64_ids(hand_index, "hand indices")
+    if hand.shape not in ((1,), ids.shape):
+        raise FourHundredError(
+            f"hand indices of shape {hand.shape} for {ids.shape[0]} match ids: expected one or "
+            f"({ids.shape[0]},)"
+        )
+    hand = np.broadcast_to(hand, ids.shape)
     out = np.empty((ids.shape[0], 4), np.uint64)
     K.deal_many(seed_key(seed), ids, np.ascontiguousarray(hand), out)
     return out

@@ -28,10 +28,10 @@ from fourhundred_env._jit import cached_entry_point
 from fourhundred_env.bits import sample_legal_actions, select_bit, unpack_sets
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS, action_text
 from fourhundred_env.deals import deal_sets, first_dealers, mix64, seed_key
-from fourhundred_env.errors import FourHundredError, IllegalActionError
-from fourhundred_env.phases import PHASE_NAMES, Phase
+from fourhundred_env.errors import FourHundredError, IllegalActionError, StateError, short
+from fourhundred_env.phases import PHASE_NAMES, Phase, phase_name
 from fourhundred_env.rules import Rules
-from fourhundred_env.state import State
+from fourhundred_env.state import State, check_records
 
 __all__ = [
     "PHASE_NAMES",
@@ -62,6 +62,23 @@ _LEGAL_MASK: dict[np.dtype, Callable[..., Any]] = {}
 _STEP: dict[np.dtype, Callable[..., Any]] = {}
 _I64 = np.dtype(np.int64)
 
+MAX_BATCH_SIZE = 1 << 22
+"""The most tables `Engine.init` makes at once (4,194,304: 738 MB of records); a larger
+`batch_size` is refused before anything is allocated."""
+
+
+def _records(state: object, what: str) -> np.ndarray:
+    """The record array of `state`, refusing anything but a State of the engine's layout."""
+    if not isinstance(state, State):
+        raise StateError(f"{what}: got a {type(state).__name__}: expected a State")
+    records = state.records
+    if records.dtype != _STATE or records.ndim != 1:  # only through from_records' checks
+        raise StateError(
+            f"{what}: records of dtype {records.dtype!s:.60} and shape {records.shape}: expected (B,) "
+            "State.DTYPE"
+        )
+    return records  # type: ignore[no-any-return]
+
 
 def _mask_out(out: object, b: int, what: str) -> np.ndarray:
     """`out` if the kernels can write a (b, 66) mask into it in place: a writeable bool or
@@ -85,11 +102,14 @@ def _mask_out(out: object, b: int, what: str) -> np.ndarray:
 
 def _integers(values: object, what: str, low: int, high: int) -> np.ndarray:
     """`values` as an int64 array, refusing non-integers and values outside [low, high]."""
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        raise FourHundredError(f"{what}={short(values)}: expected integers") from None
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
-        raise FourHundredError(f"{what}={values!r}: expected integers")
+        raise FourHundredError(f"{what}={short(values)}: expected integers")
     if arr.size and (arr.min() < low or arr.max() > high):
-        raise FourHundredError(f"{what}={values!r}: expected integers from {low} to {high}")
+        raise FourHundredError(f"{what}={short(values)}: expected integers from {low} to {high}")
     return arr.astype(np.int64)
 
 
@@ -108,11 +128,13 @@ class Engine:
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
-            raise FourHundredError(f"rules={rules!r}: expected a Rules instance")
+            raise FourHundredError(f"rules={short(rules)}: expected a Rules instance")
         self._r = K.rules_record(self.rules)
         self._keys: dict[int, np.uint64] = {}
 
     def _key(self, seed: int) -> np.uint64:
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise StateError(f"state seed={short(seed)}: expected an integer")
         key = self._keys.get(seed)
         if key is None:
             key = self._keys[seed] = seed_key(seed)
@@ -135,12 +157,14 @@ class Engine:
         ``rules.target``.
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer):
-            raise FourHundredError(f"batch_size={batch_size!r}: expected a positive integer")
+            raise FourHundredError(f"batch_size={short(batch_size)}: expected a positive integer")
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-            raise FourHundredError(f"seed={seed!r}: expected an integer")
+            raise FourHundredError(f"seed={short(seed)}: expected an integer")
         b = int(batch_size)
-        if b < 1:
-            raise FourHundredError(f"batch_size={batch_size!r}: expected at least 1")
+        if not 1 <= b <= MAX_BATCH_SIZE:
+            raise FourHundredError(
+                f"batch_size={short(batch_size)}: expected 1 to {MAX_BATCH_SIZE:,} tables (MAX_BATCH_SIZE)"
+            )
         if match_id is None:
             ids = np.arange(b, dtype=np.int64)
         else:
@@ -167,7 +191,7 @@ class Engine:
         )
         if tgt.shape not in ((), (b,)):
             raise FourHundredError(f"target has shape {tgt.shape}: expected ({b},)")
-        state = State.from_records(np.zeros(b, State.DTYPE), seed=int(seed))
+        state = State._wrap(np.zeros(b, State.DTYPE), seed=int(seed))
         state.phase = _HAND_OVER
         state.dealer = dealer_arr
         state.to_play = -1
@@ -189,12 +213,13 @@ class Engine:
         Scores return to 0, the target to ``rules.target``, the first dealer is drawn from
         (seed, match_id); the per-hand fields are reset by the next `deal`.
         """
+        records = _records(state, "new_match")
         idx = self._index(state, index)
         ids = _integers(match_id, "match_id", -(2**63), 2**63 - 1)
         if ids.shape not in ((), idx.shape):
             raise FourHundredError(f"match_id has shape {ids.shape}: expected {idx.shape}")
         ids = np.ascontiguousarray(np.broadcast_to(ids, idx.shape))
-        K.new_match(state.records, idx, ids, self._key(state.seed), self._r)
+        K.new_match(records, idx, ids, self._key(state.seed), self._r)
 
     def deal(
         self, state: State, index: np.ndarray | None = None, hands: np.ndarray | None = None
@@ -204,6 +229,7 @@ class Engine:
         hands: (n, 4) uint64 explicit hands by seat, or None for the seeded deal of
         (seed, match_id, hand_index). Raises FourHundredError if a table is not between hands.
         """
+        records = _records(state, "deal")
         idx = np.arange(state.batch_size) if index is None else self._index(state, index)
         if idx.size == 0:
             return
@@ -211,18 +237,21 @@ class Engine:
             explicit, seeded = _NO_HANDS, True
         else:
             explicit, seeded = self._check_deal(hands, idx.size), False
-        bad = K.deal(state.records, idx, explicit, seeded, self._key(state.seed), self._r)
+        bad = K.deal(records, idx, explicit, seeded, self._key(state.seed), self._r)
         if bad >= 0:
             t = int(idx[bad])
             raise IllegalActionError(
-                f"table {t}: cannot deal in phase {PHASE_NAMES[state.phase[t]]}: "
+                f"table {t}: cannot deal in phase {phase_name(state.phase[t])}: "
                 "expected a table between hands (hand_over)"
             )
 
     @staticmethod
     def _index(state: State, index: np.ndarray | int) -> np.ndarray:
         """Table indices (n,) int64 from indices or a (B,) bool mask; refuses anything else."""
-        idx = np.atleast_1d(np.asarray(index))
+        try:
+            idx = np.atleast_1d(np.asarray(index))
+        except (ValueError, TypeError, OverflowError):
+            raise FourHundredError(f"table index {short(index)}: expected (n,) integers") from None
         if idx.dtype == np.bool_:
             if idx.shape != (state.batch_size,):
                 raise FourHundredError(
@@ -241,7 +270,10 @@ class Engine:
 
     @staticmethod
     def _check_deal(hands: object, n: int) -> np.ndarray:
-        arr = np.asarray(hands)
+        try:
+            arr = np.asarray(hands)
+        except (ValueError, TypeError, OverflowError):
+            arr = np.zeros(0, object)
         if arr.dtype.kind not in "iu" or arr.dtype == np.bool_ or arr.size != 4 * n:
             raise FourHundredError(
                 f"explicit deal of dtype {arr.dtype} and shape {arr.shape}: expected ({n}, 4) "
@@ -273,10 +305,11 @@ class Engine:
         otherwise bit i is action ``52 + i`` (bids 1..13, then redeal). 0 where no decision
         is pending.
         """
-        b = state.batch_size
+        records = _records(state, "legal_sets")
+        b = records.shape[0]
         legal = np.empty(b, np.uint64)
         playing = np.empty(b, np.bool_)
-        K.legal_sets(state.records, self._r, legal, playing)
+        K.legal_sets(records, self._r, legal, playing)
         return legal, playing
 
     def legal_mask(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
@@ -284,18 +317,22 @@ class Engine:
 
         `out`, if given, is a (B, 66) bool or int8 array written in place (and returned).
         """
+        if type(state) is not State:
+            _records(state, "legal_mask")
         records = state.records
         if out is None:
             out = np.empty((records.shape[0], NUM_ACTIONS), np.bool_)
         else:
             out = _mask_out(out, records.shape[0], "legal_mask out=")
+        # A State's records are (B,) State.DTYPE (from_records checks): the dtype's identity
+        # and the C order are what the direct entry point needs besides.
         if records.dtype is _STATE and records.flags.c_contiguous and out.flags.c_contiguous:
             fn = _LEGAL_MASK.get(out.dtype) or cached_entry_point(
                 _LEGAL_MASK, out.dtype, K.legal_mask, records, self._r, out
             )
             fn(records, self._r, out)
         else:
-            K.legal_mask(records, self._r, out)
+            K.legal_mask(_records(state, "legal_mask"), self._r, out)
         return out
 
     def random_actions(
@@ -306,9 +343,18 @@ class Engine:
         `max_bid` caps random bids (a seat whose minimum bid is higher bids its minimum);
         uniformly random bids up to 13 are mostly missed, and such bots never finish a match.
         """
-        out = np.empty(state.batch_size, np.int64)
-        cap = 0 if max_bid is None else max(1, int(max_bid))
-        K.random_actions(state.records, self._r, rng.random(state.batch_size), cap, out)
+        records = _records(state, "random_actions")
+        if not isinstance(rng, np.random.Generator):
+            raise FourHundredError(
+                f"random_actions rng={short(rng)}: expected a numpy.random.Generator"
+            )
+        if max_bid is not None and (
+            isinstance(max_bid, bool) or not isinstance(max_bid, int | np.integer)
+        ):
+            raise FourHundredError(f"random_actions max_bid={short(max_bid)}: expected an integer")
+        out = np.empty(records.shape[0], np.int64)
+        cap = 0 if max_bid is None else int(min(13, max(1, max_bid)))
+        K.random_actions(records, self._r, rng.random(records.shape[0]), cap, out)
         return out
 
     # -- stepping -------------------------------------------------------------------------------
@@ -337,6 +383,8 @@ class Engine:
         one call per decision instead of two (at one table the calls are most of the cost).
         An illegal action leaves it as it was, like the state.
         """
+        if type(state) is not State:
+            _records(state, "step")
         records = state.records
         b = records.shape[0]
         a = actions
@@ -344,16 +392,11 @@ class Engine:
             a = self._coerce_actions(a, b)
         elif not a.flags.c_contiguous:
             a = a.copy()
-        if active is None:
-            active = _ALL
-        elif active.shape != (b,) or active.dtype != np.bool_:
-            raise FourHundredError(
-                f"active of shape {active.shape} and dtype {active.dtype}: expected ({b},) bool"
-            )
-        elif not active.flags.c_contiguous:
-            active = active.copy()
+        active = _ALL if active is None else self._active(active, b)
         mask = _NO_MASK if mask_out is None else _mask_out(mask_out, b, "step mask_out=")
-        if validate is not True:
+        if validate is not True and validate is not False:
+            if not isinstance(validate, bool | np.bool_ | int | np.integer):
+                raise FourHundredError(f"step validate={short(validate)}: expected True or False")
             validate = bool(validate)
         if records.dtype is _STATE and records.flags.c_contiguous and mask.flags.c_contiguous:
             fn = _STEP.get(mask.dtype) or cached_entry_point(
@@ -361,15 +404,34 @@ class Engine:
             )
             bad = fn(records, a, active, validate, self._r, mask)
         else:
-            bad = K.step(records, a, active, validate, self._r, mask)
+            bad = K.step(_records(state, "step"), a, active, validate, self._r, mask)
         if bad >= 0:
             self._illegal(state, a, bad)
         return -1 - bad
 
     @staticmethod
+    def _active(active: object, b: int) -> np.ndarray:
+        """`active` as a C-ordered (b,) bool array; anything else is refused in one line."""
+        if type(active) is not np.ndarray:
+            try:
+                active = np.asarray(active)
+            except (ValueError, TypeError, OverflowError):
+                active = np.zeros(0, object)
+        assert isinstance(active, np.ndarray)
+        if active.shape != (b,) or active.dtype != np.bool_:
+            raise FourHundredError(
+                f"step active of shape {active.shape} and dtype {active.dtype}: expected ({b},) "
+                "bool, True at the tables to step"
+            )
+        return np.ascontiguousarray(active)
+
+    @staticmethod
     def _coerce_actions(actions: object, b: int) -> np.ndarray:
         """Actions as a (b,) int64 array; anything else is refused (IllegalActionError)."""
-        a = np.asarray(actions)
+        try:
+            a = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError):
+            a = np.zeros(0, object)
         if a.shape == (b,) and a.dtype.kind in "iu":
             return np.ascontiguousarray(a, np.int64)
         if a.ndim == 1 and a.dtype.kind in "iu":
@@ -382,7 +444,11 @@ class Engine:
         )
 
     def _illegal(self, state: State, actions: np.ndarray, t: int) -> None:
-        mask = self.legal_mask(state.select(t))[0]
+        # The kernel also stops at a pending table whose seat, leader or trick fields are out
+        # of range (a state changed from outside): name the field rather than the action.
+        one = state.select(t)
+        check_records(one.records, "step", np.array([t]))
+        mask = self.legal_mask(one)[0]
         given = int(actions[t])
         try:
             given_text = f"{action_text(given)!r} ({given})"
@@ -391,20 +457,28 @@ class Engine:
         legal_text = " ".join(action_text(a) for a in np.flatnonzero(mask))
         raise IllegalActionError(
             f"table {t}, seat {int(state.to_play[t])} "
-            f"({PHASE_NAMES[state.phase[t]]}): illegal action {given_text}; legal: {legal_text}"
+            f"({phase_name(state.phase[t])}): illegal action {given_text}; legal: {legal_text}"
         )
 
     def _score_hands(self, state: State, index: np.ndarray) -> None:
         """Score the hands at tables `index` as they stand (for the rules-table tests)."""
-        K.score_hands(state.records, self._index(state, index), self._r)
+        K.score_hands(_records(state, "score_hands"), self._index(state, index), self._r)
 
     def end_of_game(self, scores: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """End-of-game decision, (n, 4) new scores and (n,) target in force.
 
         Returns (winner (n,) int8: -1 play on, else team; target (n,) int32 for the next hand).
         """
-        sc = np.ascontiguousarray(scores, dtype=np.int64).reshape(-1, 4)
-        tg = np.ascontiguousarray(np.broadcast_to(target, sc.shape[:1]), dtype=np.int64)
+        sc = _integers(scores, "end_of_game scores", -(2**62), 2**62)
+        if sc.ndim not in (1, 2) or sc.shape[-1] != 4:
+            raise FourHundredError(f"end_of_game scores of shape {sc.shape}: expected (n, 4)")
+        sc = np.ascontiguousarray(sc.reshape(-1, 4))
+        tg = _integers(target, "end_of_game target", -(2**62), 2**62)
+        if tg.shape not in ((), sc.shape[:1]):
+            raise FourHundredError(
+                f"end_of_game target of shape {tg.shape}: expected ({sc.shape[0]},)"
+            )
+        tg = np.ascontiguousarray(np.broadcast_to(tg, sc.shape[:1]))
         winner = np.empty(sc.shape[0], np.int8)
         new_target = np.empty(sc.shape[0], np.int32)
         K.end_of_games(sc, tg, self._r, winner, new_target)
@@ -413,6 +487,9 @@ class Engine:
     # -- tournament support ---------------------------------------------------------------------
     def forfeit(self, state: State, index: np.ndarray, seat: np.ndarray) -> None:
         """Score the contract of `seat` at tables `index` as missed this hand (docs/rules.md, conduct)."""
+        records = _records(state, "forfeit")
         idx = self._index(state, index)
         seats = _integers(seat, "seat", 0, 3)
-        K.forfeit(state.records, idx, np.ascontiguousarray(np.broadcast_to(seats, idx.shape)))
+        if seats.shape not in ((), idx.shape):
+            raise FourHundredError(f"forfeit seat of shape {seats.shape}: expected {idx.shape}")
+        K.forfeit(records, idx, np.ascontiguousarray(np.broadcast_to(seats, idx.shape)))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import reprlib
+from typing import Any
+
 
 class FourHundredError(ValueError):
     """Bad input to fourhundred: the message names what was given and what was expected."""
@@ -22,3 +25,26 @@ class IllegalActionError(FourHundredError):
 class ConfigError(FourHundredError):
     """A config (file, mapping, override or agent spec) with an unknown key or a value that
     does not fit."""
+
+
+class StateError(FourHundredError):
+    """A State (or its record array) holding what no game reaches: a seat outside 0-3, a
+    phase that is none, a card id above 51, a negative count; or records of another layout."""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict = 2, 6, 6, 6
+_SHORT.maxset, _SHORT.maxstring, _SHORT.maxother = 6, 80, 80
+
+
+def short(value: Any) -> str:
+    """`value`'s repr cut to about 100 characters, for error messages: a value read from a file
+    or a request may be huge (a list of 10**6 items, an alias-expanded tree, a 5,000-digit
+    number whose full repr Python refuses)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = " ".join(_SHORT.repr(value).split())  # one line (numpy's reprs span several)
+    except Exception:  # a repr that fails is no reason to lose the error being reported
+        return f"<a {type(value).__name__}>"
+    return text if len(text) <= 100 else text[:97] + "..."

@@ -8,6 +8,13 @@ that finds bad input returns the index of the first bad table and changes nothin
 
 Phases, actions and card ids are those of :mod:`fourhundred_env.cards` and
 :class:`~fourhundred_env.engine.Phase`. Card sets are uint64; counts, seats and indices int64.
+
+No record makes a kernel read or write out of bounds (numba checks no index): every field a
+kernel indexes with is masked into range where it is read (a seat ``& 3``, a bid clamped to
+0..13), one instruction each, so a state changed from outside gives a wrong game, never a
+crash. `step` also stops at a pending table whose seat or trick fields are out of range, so
+that the engine names the field (``State.validate``); the other bounds are checked where a
+state comes from outside.
 """
 
 from __future__ import annotations
@@ -215,7 +222,14 @@ def required_total_of(scores: np.ndarray, r: np.ndarray) -> int:
     if r["escalate_total"]:
         top = max(max(scores[0], scores[1]), max(scores[2], scores[3]))
         total += max(0, np.int64(top) // 10 - 2)
-    return total
+    return min(total, 32767)  # the int16 field; beyond 52 no bids reach it anyway
+
+
+@helper
+def bid_index(bid: int) -> int:
+    """A bid as an index of the rules' tables, 0..13 (a bid a state holds is in range unless
+    the state was changed from outside)."""
+    return min(max(np.int64(bid), 0), 13)
 
 
 @helper
@@ -225,14 +239,14 @@ def hand_is_played(bids: np.ndarray, required: int, r: np.ndarray) -> bool:
         return max(max(bids[0], bids[1]), max(bids[2], bids[3])) >= 5
     total = 0
     for s in range(4):
-        total += r["weights"][bids[s]]
+        total += r["weights"][bid_index(bids[s])]
     return total >= required
 
 
 @helper
 def bid_value(bid: int, score_before: int, r: np.ndarray) -> int:
     """Points a bid wins when made (and loses when missed), thirty rule applied."""
-    return r["values"][1 if score_before >= r["thirty"] else 0, bid]
+    return r["values"][1 if score_before >= r["thirty"] else 0, bid_index(bid)]
 
 
 # -- dealing and new matches ----------------------------------------------------------------
@@ -328,15 +342,15 @@ def legal_set(t: np.ndarray, r: np.ndarray) -> np.uint64:
     while playing, else bit i = action 52 + i (bids 1..13, redeal); 0 with nothing pending."""
     phase = t["phase"]
     if phase == PLAY:
-        hand = t["hand_set"][t["to_play"]]
+        hand = t["hand_set"][t["to_play"] & 3]
         if t["trick_size"] > 0:
-            follow = hand & SUITS[t["led_suit"]]
+            follow = hand & SUITS[t["led_suit"] & 3]
             if follow != ZERO:
                 return follow
         return hand
     if phase == BID:
-        seat = t["to_play"]
-        low = U64(t["min_bid"][seat] - 1)
+        seat = t["to_play"] & 3
+        low = U64((t["min_bid"][seat] - 1) & 15)  # < 64 whatever the record holds
         bids = (BID_BITS >> low) << low
         if r["no_face_redeal"] and (t["hand_set"][seat] & FACES) == ZERO:
             bids |= REDEAL_BIT
@@ -399,14 +413,21 @@ def random_actions(s: np.ndarray, rules: np.ndarray, u: np.ndarray, max_bid: int
 
 
 # -- stepping -------------------------------------------------------------------------------
+@helper
+def insane(t: np.ndarray) -> bool:
+    """A pending table whose seat to play, leader, trick size or suit led is outside 0..3:
+    changed from outside the engine (one test of four bytes)."""
+    return ((t["to_play"] | t["trick_leader"] | t["trick_size"] | t["led_suit"]) & ~3) != 0
+
+
 @kernel
 def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
          rules: np.ndarray, mask: np.ndarray) -> int:  # fmt: skip
     """Apply one action per table where `active` (B,) bool (B = 0: all) and a decision is
     pending. First checks every such action (with `validate`, that it is legal; without,
     only that it is a card id while playing and a bid or redeal id while bidding): returns
-    the first table whose action fails, changing nothing; else -1 - (the number of tables
-    whose hand ended). `mask` (B, 66) bool or int8, unless it has no rows, receives every
+    the first table whose action fails (or whose record is out of range, see `insane`),
+    changing nothing; else -1 - (the number of tables whose hand ended). `mask` (B, 66) bool or int8, unless it has no rows, receives every
     table's legal mask after the step (as `legal_mask`)."""
     r = rules[0]
     b = s.shape[0]
@@ -419,6 +440,8 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
             local = actions[i] - (0 if t["phase"] == PLAY else NUM_CARDS)
             if local < 0 or local > 63 or ((legal_set(t, r) >> U64(local)) & ONE) == ZERO:
                 return i
+            if insane(t):
+                return i
     else:  # what keeps the kernel's reads in bounds: a card while playing, a bid while bidding
         for i in range(b):
             t = s[i]
@@ -426,6 +449,8 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
                 continue
             a = actions[i]
             if (a < 0 or a >= NUM_CARDS) if t["phase"] == PLAY else (a < 52 or a > 65):
+                return i
+            if insane(t):
                 return i
     ended = 0
     masks = mask.shape[0] > 0
@@ -456,7 +481,7 @@ def throw_in(t: np.ndarray) -> None:
 
 @helper
 def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
-    seat = t["to_play"]
+    seat = t["to_play"] & 3
     redeal = action == REDEAL_ACTION
     t["bids"][seat] = 0 if redeal else action - BID_OFFSET
     t["num_bids"] += 1
@@ -477,11 +502,11 @@ def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
 
 @helper
 def apply_card(t: np.ndarray, card: int, r: np.ndarray) -> None:
-    seat = t["to_play"]
+    seat = t["to_play"] & 3
     t["hand_set"][seat] &= ~bit(card)
     suit = card // 13
     size = t["trick_size"]
-    led = suit if size == 0 else np.int64(t["led_suit"])
+    led = suit if size == 0 else np.int64(t["led_suit"]) & 3
     t["led_suit"] = led
     if suit != led:
         t["shown_void"][seat] |= 1 << led
@@ -523,7 +548,7 @@ def auto_claim(t: np.ndarray) -> None:
     """Give the rest of the hand to a leader who wins every trick however anyone plays: no
     other seat holds a heart, and in each side suit every card the leader holds outranks
     every card of that suit the others hold."""
-    leader = t["trick_leader"]
+    leader = t["trick_leader"] & 3
     hands = t["hand_set"]
     mine = hands[leader]
     others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~mine

@@ -241,7 +241,8 @@ def observe_tables(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: n
                    masks: np.ndarray) -> int:  # fmt: skip
     """For each j: the observation of seats[j] at table index[j] into obs[j] and its legal
     mask into masks[j], through a seat view cut into `scratch` (1,) (so the encoder sees only
-    what the seat may know). Returns the first bad j (table or seat out of range), or -1."""
+    what the seat may know). Returns the first bad j (table or seat out of range, or a table
+    holding values no game reaches: nothing written from it on), or -1."""
     r = rules[0]
     bad = check_cut(s, index, seats)
     if bad >= 0:
@@ -252,6 +253,8 @@ def observe_tables(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: n
     v = scratch[0]
     for j in range(index.shape[0]):
         cut_view(s[index[j]], index[j], seats[j], r, NO_MASK, v)
+        if not valid_view(v):  # a state changed from outside: the encoder indexes with it
+            return j
         encode_one(v, scale, obs[j])
         src = v["legal_mask"]
         dst = masks[j]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["PHASE_NAMES", "Phase"]
+__all__ = ["PHASE_NAMES", "Phase", "phase_name"]
 
 
 class Phase(IntEnum):
@@ -20,3 +20,10 @@ class Phase(IntEnum):
 
 PHASE_NAMES = ("bid", "play", "hand_over", "match_over")
 """The phases' names, indexed by their values."""
+
+
+def phase_name(phase: int) -> str:
+    """The name of a phase value, or ``phase 99 (none)`` for a value that is no phase (error
+    messages about states changed from outside)."""
+    p = int(phase)
+    return PHASE_NAMES[p] if 0 <= p < len(PHASE_NAMES) else f"phase {p} (none)"

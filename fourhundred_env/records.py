@@ -21,6 +21,8 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
+from fourhundred_env.errors import FourHundredError, StateError
+
 
 def array_field(dtype: str, *shape: int) -> Any:
     """A dataclass field holding a (B, *shape) array of `dtype` (per table: `shape`)."""
@@ -64,11 +66,27 @@ class RecordBatch:
     def __post_init__(self) -> None:
         values = {f.name: np.asarray(self.__dict__[f.name]) for f in self._ARRAYS}
         first = values[self._ARRAYS[0].name]
+        if first.ndim == 0:
+            raise StateError(
+                f"{type(self).__name__}: {self._ARRAYS[0].name} is a scalar: expected (B, ...) arrays"
+            )
         records = np.zeros(first.shape[:1], self.DTYPE)
         for name, value in values.items():
-            records[name] = value
+            try:
+                records[name] = value
+            except (ValueError, TypeError, OverflowError) as e:
+                shape = (records.shape[0], *self.DTYPE[name].shape)
+                raise StateError(
+                    f"{type(self).__name__}: {name} of dtype {value.dtype} and shape "
+                    f"{value.shape}: {e}: expected {shape} {self.DTYPE[name].base}"
+                ) from None
             del self.__dict__[name]  # from now on a view into `records` (see __getattr__)
         self.__dict__["records"] = records
+        self._check_values()
+
+    def _check_values(self) -> None:
+        """Refuse values no engine makes (StateError); called on batches built by hand and
+        unpickled. Subclasses with such values override it (``State.validate``)."""
 
     def __getattr__(self, name: str) -> np.ndarray:
         # Only called for attributes not yet in __dict__: the field views, made on first use
@@ -84,7 +102,29 @@ class RecordBatch:
 
     @classmethod
     def from_records(cls, records: np.ndarray, **scalars: Any) -> Self:
-        """Wrap a record array of ``cls.DTYPE`` (no copy) with the scalar fields."""
+        """Wrap a (B,) record array of ``cls.DTYPE`` (no copy) with the scalar fields (their
+        defaults where not given). An array of another dtype or shape raises StateError; the
+        values are not checked (records from outside the engine: see ``State.validate``)."""
+        name = cls.__name__
+        if type(records) is not np.ndarray or records.dtype != cls.DTYPE or records.ndim != 1:
+            given = (
+                f"records of dtype {_dtype_text(records.dtype, cls)} and shape {records.shape}"
+                if isinstance(records, np.ndarray)
+                else f"a {type(records).__name__}"
+            )
+            raise StateError(f"{name}.from_records: {given}: expected a (B,) {name}.DTYPE array")
+        unknown = sorted(set(scalars) - set(cls._SCALARS))
+        if unknown:
+            raise StateError(
+                f"{name}.from_records: unknown field(s) {unknown}: expected some of "
+                f"{list(cls._SCALARS)}"
+            )
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls._wrap(records, **{n: scalars.get(n, defaults[n]) for n in cls._SCALARS})
+
+    @classmethod
+    def _wrap(cls, records: np.ndarray, **scalars: Any) -> Self:
+        """`from_records` with no checks, for records the engine made (hot paths)."""
         obj = cls.__new__(cls)
         d = obj.__dict__
         for name in cls._SCALARS:
@@ -95,6 +135,12 @@ class RecordBatch:
     def __setattr__(self, name: str, value: Any) -> None:
         if "records" in self.__dict__ and name in self.DTYPE.names:
             getattr(self, name)[...] = value
+        elif name == "records" and "records" in self.__dict__:
+            # the field views would still show the old records, and the kernels trust them
+            raise StateError(
+                f"{type(self).__name__}.records cannot be replaced: expected "
+                f"{type(self).__name__}.from_records(new_records)"
+            )
         else:
             object.__setattr__(self, name, value)
 
@@ -106,13 +152,25 @@ class RecordBatch:
 
     def copy(self) -> Self:
         """A deep copy (new records)."""
-        return self.from_records(self.records.copy(), **self._scalars())
+        return self._wrap(self.records.copy(), **self._scalars())
 
     def select(self, index: np.ndarray | slice | int | Sequence[int]) -> Self:
         """A new batch of the tables at `index` (copies)."""
         if isinstance(index, int | np.integer):
             index = [int(index)]
-        return self.from_records(np.array(self.records[index], copy=True), **self._scalars())
+        try:
+            records = np.array(self.records[index], copy=True)
+        except (IndexError, TypeError, ValueError) as e:
+            raise FourHundredError(
+                f"{type(self).__name__}.select({index!r:.80}): {e}: expected table indices 0 to "
+                f"{self.records.shape[0] - 1}, a slice or a ({self.records.shape[0]},) bool mask"
+            ) from None
+        if records.ndim != 1:
+            raise FourHundredError(
+                f"{type(self).__name__}.select: an index of shape {np.shape(index)}: expected "
+                "(n,) tables"
+            )
+        return self._wrap(records, **self._scalars())
 
     def equals(self, other: RecordBatch) -> bool:
         """Every field equal (used by the batch-equivalence and determinism tests)."""
@@ -127,6 +185,13 @@ class RecordBatch:
     @classmethod
     def concat(cls, batches: Sequence[Self]) -> Self:
         """One batch holding the tables of `batches` in order (scalars from the first)."""
+        batches = list(batches) if isinstance(batches, list | tuple) else [batches]
+        if not batches or not all(isinstance(b, cls) for b in batches):
+            kinds = sorted({type(b).__name__ for b in batches})
+            raise StateError(
+                f"{cls.__name__}.concat of {len(batches)} batches of {kinds}: expected one or "
+                f"more {cls.__name__}s"
+            )
         records = np.concatenate([b.records for b in batches])
         return cls.from_records(records, **batches[0]._scalars())
 
@@ -150,5 +215,15 @@ def shared_fields(*classes: type[RecordBatch]) -> tuple[tuple[str, ...], tuple[s
     )
 
 
+def _dtype_text(dtype: np.dtype, cls: type[RecordBatch]) -> str:
+    """A record dtype in a few words (the repr of a structured dtype is a page long)."""
+    if dtype == cls.DTYPE:
+        return f"{cls.__name__}.DTYPE"
+    return f"{dtype!s:.60}..." if len(str(dtype)) > 60 else str(dtype)
+
+
 def _rebuild(cls: type[RecordBatch], records: np.ndarray, scalars: dict[str, Any]) -> RecordBatch:
-    return cls.from_records(records, **scalars)
+    # Unpickling: the bytes may come from a file or another process, so the values are checked.
+    batch = cls.from_records(records, **scalars)
+    batch._check_values()
+    return batch

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fourhundred_env.configs import check_fields
+from fourhundred_env.configs import check_fields, short
 from fourhundred_env.errors import ConfigError, RulesError
 
 ScoreTable = Literal["wiki", "pagat"]
@@ -31,6 +31,9 @@ trained under other values of these still plays this game (:meth:`Rules.game_dif
 # Value of a made or missed bid of 0..13 under each table (index = bid; 0 is never bid).
 _WIKI_VALUES = (0, 1, 2, 3, 4, 10, 12, 14, 16, 27, 40, 40, 40, 40)
 _PAGAT_VALUES = tuple(b if b <= 6 else 2 * b for b in range(14))
+MAX_MOVE_LIMIT_S = 86_400.0
+"""The longest per-move time limit a `Rules` takes (a day): a limit beyond what a clock or a
+timer can represent (``1e10``, ``.inf``) would make every move fail."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class Rules:
     def __post_init__(self) -> None:
         def bad(name: str, expected: str) -> RulesError:
             value = getattr(self, name)
-            return RulesError(f"Rules.{name}={value!r} is invalid: expected {expected}")
+            return RulesError(f"Rules.{name}={short(value)} is invalid: expected {expected}")
 
         try:
             check_fields(self)  # types, from the annotations (the project's one config loader)
@@ -96,8 +99,8 @@ class Rules:
         if not 1 <= self.target_step <= 1000:
             raise bad("target_step", "an integer from 1 to 1000")
         for name in ("move_time_limit_s", "move_hard_limit_s"):
-            if not getattr(self, name) > 0:
-                raise bad(name, "a positive number of seconds")
+            if not 0 < getattr(self, name) <= MAX_MOVE_LIMIT_S:  # NaN and inf fail too
+                raise bad(name, f"a positive number of seconds, at most {MAX_MOVE_LIMIT_S:,}")
         if self.move_hard_limit_s < self.move_time_limit_s:
             raise bad("move_hard_limit_s", f"at least move_time_limit_s={self.move_time_limit_s}")
 
@@ -105,8 +108,10 @@ class Rules:
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Rules:
         """The named preset ("wiki" or "pagat"), with optional flag overrides."""
-        if name not in PRESETS:
-            raise RulesError(f"unknown rules preset {name!r}: expected one of {sorted(PRESETS)}")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RulesError(
+                f"unknown rules preset {short(name)}: expected one of {sorted(PRESETS)}"
+            )
         return cls.from_dict({**PRESETS[name], **overrides})
 
     @classmethod
@@ -115,12 +120,18 @@ class Rules:
 
         A key ``preset`` selects the starting preset; other keys override its flags.
         """
+        if not isinstance(values, Mapping):
+            raise RulesError(
+                f"rules {short(values)}: expected a mapping of rules flags (and a preset)"
+            )
         values = dict(values)
         preset = values.pop("preset", None)
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
+        unknown = sorted(set(values) - known, key=short)
         if unknown:
-            raise RulesError(f"unknown rules flag(s) {unknown}: expected some of {sorted(known)}")
+            raise RulesError(
+                f"unknown rules flag(s) {short(unknown)}: expected some of {sorted(known)}"
+            )
         if preset is not None:
             return cls.preset(preset, **values)
         return cls(**values)

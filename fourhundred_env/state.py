@@ -11,7 +11,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fourhundred_env.cards import FULL_DECK
+from fourhundred_env.errors import StateError
+from fourhundred_env.phases import Phase
 from fourhundred_env.records import RecordBatch, array_field
+
+_PENDING = int(Phase.PLAY)  # phases up to this one have a decision pending
+_OFF_DECK = ~FULL_DECK
+
+# The values every field of an engine-made state holds (inclusive bounds): what `validate`
+# checks. Fields with no entry (scores, targets, required totals, match ids, streams,
+# hand points) may hold any value of their dtype; the kernels never index with them.
+FIELD_RANGES: dict[str, tuple[int, int, str]] = {
+    "phase": (0, 3, "a phase 0 to 3"),
+    "dealer": (0, 3, "a seat 0 to 3"),
+    "to_play": (-1, 3, "a seat 0 to 3, or -1 between hands"),
+    "winner": (-1, 1, "a team 0 or 1, or -1"),
+    "bids": (0, 13, "a bid 0 to 13"),
+    "num_bids": (0, 4, "0 to 4 bids"),
+    "min_bid": (0, 13, "a bid 0 to 13"),
+    "tricks_won": (0, 13, "0 to 13 tricks"),
+    "trick_cards": (-1, 51, "a card id 0 to 51, or -1"),
+    "trick_leader": (-1, 3, "a seat 0 to 3, or -1"),
+    "trick_size": (0, 3, "0 to 3 cards"),
+    "led_suit": (0, 3, "a suit 0 to 3"),
+    "num_tricks": (0, 13, "0 to 13 tricks"),
+    "shown_void": (0, 15, "suit bits 0 to 15"),
+    "forfeit": (0, 1, "0 or 1 (a bool)"),
+    "thrown_in": (0, 1, "0 or 1 (a bool)"),
+    "redeal_seat": (-1, 3, "a seat 0 to 3, or -1"),
+    "claim_seat": (-1, 3, "a seat 0 to 3, or -1"),
+    "hand_index": (0, 2**31 - 1, "a count from 0"),
+}
+PENDING_RANGES: dict[str, tuple[int, int, str]] = {
+    "to_play": (0, 3, "a seat 0 to 3 (a decision is pending)"),
+    "trick_leader": (0, 3, "a seat 0 to 3 (a decision is pending)"),
+}
+"""Narrower bounds where a decision is pending (phase bid or play)."""
+CARD_SETS = ("dealt_set", "hand_set")
+"""The uint64 card-set fields: no bit above card 51."""
 
 
 @dataclass(eq=False, repr=False)
@@ -65,5 +103,63 @@ class State(RecordBatch):
     def __repr__(self) -> str:
         return f"State(batch_size={self.batch_size}, seed={self.seed})"
 
+    def validate(self, what: str = "state", tables: np.ndarray | None = None) -> State:
+        """Check that every field holds a value some game reaches (`FIELD_RANGES`, card sets
+        within the deck, `seed` an integer); returns the state. Raises StateError naming the
+        first table and field that does not, ``{what} table {t}: to_play=127: expected ...``
+        (`tables` (B,): the numbers to name the tables by; default 0..B-1).
+
+        The engine's kernels never read or write out of bounds whatever a record holds, but
+        they trust it to make sense: call this on a state that comes from outside the engine
+        (records built by hand, read from a file, received from another process). Unpickling
+        a State and every `Table` call do. Vectorised, about 50 us at any small batch.
+        """
+        check_records(self.records, what, tables)
+        seed = self.__dict__.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise StateError(f"{what}: seed={seed!r}: expected an integer")
+        return self
+
+    def _check_values(self) -> None:
+        self.validate()
+
 
 State._layout()
+
+
+def check_records(
+    records: np.ndarray, what: str = "state", tables: np.ndarray | None = None
+) -> None:
+    """`State.validate` on a record array of ``State.DTYPE`` (see there)."""
+    if records.dtype != State.DTYPE or records.ndim != 1:
+        raise StateError(
+            f"{what}: records of dtype {records.dtype!s:.60} and shape {records.shape}: expected "
+            "(B,) State.DTYPE"
+        )
+    pending = records["phase"] <= _PENDING
+    for name, (low, high, expected) in FIELD_RANGES.items():
+        values = records[name]
+        bad = (values < low) | (values > high)
+        narrow = PENDING_RANGES.get(name)
+        if narrow is not None:
+            bad |= pending & ((values < narrow[0]) | (values > narrow[1]))
+        if bad.any():
+            narrow_bad = narrow is not None and not ((values < low) | (values > high)).any()
+            _refuse(records, name, bad, narrow[2] if narrow_bad else expected, what, tables)
+    for name in CARD_SETS:
+        bad = (records[name] & _OFF_DECK) != 0
+        if bad.any():
+            _refuse(records, name, bad, "cards 0 to 51 (no bit above 51)", what, tables)
+
+
+def _refuse(records: np.ndarray, name: str, bad: np.ndarray, expected: str, what: str,
+            tables: np.ndarray | None) -> None:  # fmt: skip
+    t = int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
+    value = records[name][t]
+    if value.ndim:
+        seat = int(np.argmax(bad[t]))
+        field = f"{name}[{seat}]={int(value[seat])}"
+    else:
+        field = f"{name}={int(value)}"
+    number = t if tables is None else int(tables[t])
+    raise StateError(f"{what} table {number}: {field}: expected {expected}")

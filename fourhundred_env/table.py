@@ -26,9 +26,16 @@ from fourhundred_env.cards import (
     parse_hand,
     set_to_cards,
 )
-from fourhundred_env.engine import PHASE_NAMES, Engine, Phase, deal_sets
-from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.engine import Engine, Phase, State, deal_sets
+from fourhundred_env.errors import (
+    CardError,
+    FourHundredError,
+    IllegalActionError,
+    StateError,
+    short,
+)
 from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.phases import phase_name
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import required_total as _required_total
@@ -50,24 +57,68 @@ class Table:
         self.name = name
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
-            raise FourHundredError(f"table {name!r}: rules={rules!r}: expected a Rules instance")
-        if len(scores) != 4 or not all(isinstance(s, int | np.integer) for s in scores):
-            raise FourHundredError(f"table {name!r}: scores={scores!r}: expected 4 integers")
-        if dealer is not None and dealer not in (0, 1, 2, 3):
-            raise FourHundredError(f"table {name!r}: dealer={dealer!r}: expected a seat 0 to 3")
+            raise FourHundredError(
+                f"table {short(name)}: rules={short(rules)}: expected a Rules instance"
+            )
+        if (
+            isinstance(scores, str | bytes)
+            or not isinstance(scores, Sequence | np.ndarray)
+            or len(scores) != 4
+            or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) for s in scores)
+        ):
+            raise FourHundredError(
+                f"table {short(name)}: scores={short(scores)}: expected 4 integers"
+            )
+        if dealer is not None and not (_is_int(dealer) and 0 <= dealer <= 3):
+            raise FourHundredError(
+                f"table {short(name)}: dealer={short(dealer)}: expected a seat 0 to 3"
+            )
+        for what, value in (("seed", seed), ("match_index", match_index), ("target", target)):
+            if not (_is_int(value) or (what == "target" and value is None)):
+                raise FourHundredError(
+                    f"table {short(name)}: {what}={short(value)}: expected an integer"
+                )
         self.engine = Engine(self.rules)
-        self.state = self.engine.init(
-            1, seed=seed, match_id=np.array([match_index]), dealer=dealer,
-            scores=np.array(scores), target=target,
-        )  # fmt: skip
+        try:
+            self.state = self.engine.init(
+                1, seed=seed, match_id=np.array([match_index], np.int64), dealer=dealer,
+                scores=np.array(scores, np.int64), target=target,
+            )  # fmt: skip
+        except OverflowError:
+            raise FourHundredError(
+                f"table {short(name)}: a value beyond int64 among scores={short(scores)}, "
+                f"match_index={short(match_index)}: expected int32 scores and int64 match indices"
+            ) from None
         self.history: list[HandRecord] = []
         self._plays: list[tuple[int, str]] = []
+
+    @property
+    def state(self) -> State:
+        """The table's state, a batch of one (assigning one checks it: ``State.validate``)."""
+        return self._state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        if not isinstance(state, State) or state.batch_size != 1:
+            raise StateError(
+                f"table {short(self.name)}: state={short(state)}: expected a State of one table"
+            )
+        self._state = state.validate(f"table {short(self.name)}:")
+
+    def _checked(self) -> State:
+        """The state, checked: it may have been changed in place since the last call."""
+        return self._state.validate(f"table {short(self.name)}:")
+
+    def _seat(self, seat: object) -> int:
+        if not (_is_int(seat) and 0 <= seat <= 3):  # type: ignore[operator]
+            raise FourHundredError(f"table {short(self.name)}: seat={short(seat)}: expected 0 to 3")
+        return int(seat)  # type: ignore[call-overload]
 
     # -- what the table shows ---------------------------------------------------------------
     @property
     def phase(self) -> str:
         """ "bid", "play", "hand_over" or "match_over"."""
-        return PHASE_NAMES[self.state.phase[0]]
+        return phase_name(self.state.phase[0])
 
     @property
     def to_play(self) -> int | None:
@@ -120,23 +171,27 @@ class Table:
 
     def min_bid(self, seat: int) -> int:
         """Lowest bid `seat` may make in the current hand."""
-        return int(self.state.min_bid[0, seat])
+        return int(self.state.min_bid[0, self._seat(seat)])
 
     def hand(self, seat: int) -> list[str]:
         """Cards `seat` still holds, as text, sorted for display."""
         from fourhundred_env.cards import sorted_for_display
 
+        seat = self._seat(seat)
+        self._checked()
         return [
             card_text(c) for c in sorted_for_display(set_to_cards(self.state.hand_set[0, seat]))
         ]
 
     def hand_text(self, seat: int) -> str:
+        seat = self._seat(seat)
+        self._checked()
         return hand_text(self.state.hand_set[0, seat])
 
     @property
     def trick(self) -> list[tuple[int, str]]:
         """The current trick as (seat, card) in the order played."""
-        s = self.state
+        s = self._checked()
         leader, size = int(s.trick_leader[0]), int(s.trick_size[0])
         return [
             ((leader + k) % 4, card_text(s.trick_cards[0, (leader + k) % 4])) for k in range(size)
@@ -149,7 +204,7 @@ class Table:
 
     def legal_ids(self) -> list[int]:
         """Legal action ids (empty between hands)."""
-        return [int(a) for a in np.flatnonzero(self.engine.legal_mask(self.state)[0])]
+        return [int(a) for a in np.flatnonzero(self.engine.legal_mask(self._checked())[0])]
 
     def legal(self) -> list[str]:
         """Legal actions as text: bids "2".."13", "redeal", cards like "AH", "10S"."""
@@ -160,28 +215,33 @@ class Table:
         self, hands: Sequence[str | Sequence[str]] | None = None, seed: int | None = None
     ) -> None:
         """Start the next hand: explicit `hands` by seat (text), a `seed`, or the table's own stream."""
+        self._checked()
         phase = self.phase
         if phase != "hand_over":
             what = "the match is over" if phase == "match_over" else "a hand is in progress"
             raise IllegalActionError(
-                f"table {self.name!r}: cannot deal now, {what} (phase {phase}): "
+                f"table {short(self.name)}: cannot deal now, {what} (phase {phase}): "
                 "expected a table between hands"
             )
         explicit = None
         if hands is not None:
             if seed is not None:
-                raise FourHundredError(f"table {self.name!r}: give hands or seed, not both")
+                raise FourHundredError(f"table {short(self.name)}: give hands or seed, not both")
             explicit = self._parse_deal(hands)
         elif seed is not None:
+            if not _is_int(seed):
+                raise FourHundredError(
+                    f"table {short(self.name)}: deal seed={short(seed)}: expected an integer"
+                )
             explicit = deal_sets(seed, self.state.match_id, self.state.hand_index)
         self.engine.deal(self.state, np.array([0]), explicit)
         self._plays = []
         self._after_action()
 
     def _parse_deal(self, hands: Sequence[str | Sequence[str]]) -> np.ndarray:
-        if isinstance(hands, str) or len(hands) != 4:
+        if isinstance(hands, str | bytes) or not isinstance(hands, Sequence) or len(hands) != 4:
             raise CardError(
-                f"table {self.name!r}: a deal needs 4 hands (one per seat 0-3), got {hands!r}"
+                f"table {short(self.name)}: a deal needs 4 hands (one per seat 0-3), got {short(hands)}"
             )
         owner: dict[int, int] = {}
         sets = []
@@ -189,11 +249,11 @@ class Table:
             try:
                 cards = parse_hand(text)
             except CardError as e:
-                raise CardError(f"table {self.name!r}, seat {seat}: {e}") from None
+                raise CardError(f"table {short(self.name)}, seat {seat}: {e}") from None
             for c in cards:
                 if c in owner:
                     raise CardError(
-                        f"table {self.name!r}: card {card_text(c)} is dealt to seat {owner[c]} "
+                        f"table {short(self.name)}: card {card_text(c)} is dealt to seat {owner[c]} "
                         f"and to seat {seat}: expected every card exactly once"
                     )
                 owner[c] = seat
@@ -206,6 +266,7 @@ class Table:
         `seat`, if given, must be the seat to play. Raises IllegalActionError (state unchanged)
         for an action that is not legal now.
         """
+        self._checked()
         phase = self.phase
         if phase not in ("bid", "play"):
             hint = (
@@ -214,13 +275,13 @@ class Table:
                 else "the match is over"
             )
             raise IllegalActionError(
-                f"table {self.name!r}: no decision is pending (phase {phase}): {hint}; "
-                f"got action {action!r}"
+                f"table {short(self.name)}: no decision is pending (phase {phase}): {hint}; "
+                f"got action {short(action)}"
             )
         to_play = int(self.state.to_play[0])
         if seat is not None and seat != to_play:
             raise IllegalActionError(
-                f"table {self.name!r}, seat {seat}: acting out of turn with {action!r}: "
+                f"table {short(self.name)}, seat {seat}: acting out of turn with {short(action)}: "
                 f"seat {to_play} is to {phase}"
             )
         legal = self.legal_ids()
@@ -228,11 +289,11 @@ class Table:
             a = parse_action(action)
         except CardError as e:
             raise IllegalActionError(
-                f"table {self.name!r}, seat {to_play}: {e}; legal: {' '.join(self.legal())}"
+                f"table {short(self.name)}, seat {to_play}: {e}; legal: {' '.join(self.legal())}"
             ) from None
         if a not in legal:
             raise IllegalActionError(
-                f"table {self.name!r}, seat {to_play} ({phase}): illegal action {action!r}"
+                f"table {short(self.name)}, seat {to_play} ({phase}): illegal action {short(action)}"
                 f"{self._why_illegal(a)}; legal: {' '.join(action_text(x) for x in legal)}"
             )
         self.engine.step(self.state, np.array([a]), validate=False)
@@ -261,7 +322,8 @@ class Table:
 
     def forfeit(self, seat: int) -> None:
         """Score `seat`'s contract as missed this hand (tournament conduct rules)."""
-        self.engine.forfeit(self.state, np.array([0]), np.array([seat]))
+        self._checked()
+        self.engine.forfeit(self.state, np.array([0]), np.array([self._seat(seat)]))
 
     def _hand_dealer(self) -> int:
         """Dealer of the hand in progress or just finished (the deal passes on at its end)."""
@@ -303,10 +365,18 @@ class Table:
         return score_sheet(self.history, self.rules)
 
     def render(self, viewer: int | None = None) -> str:
+        if viewer is not None:
+            self._seat(viewer)
+        self._checked()
         return table_view(self, viewer)
 
     def __repr__(self) -> str:
         return (
-            f"Table(name={self.name!r}, phase={self.phase!r}, hand={self.hand_number}, "
+            f"Table(name={short(self.name)}, phase={short(self.phase)}, hand={self.hand_number}, "
             f"dealer={self.dealer}, scores={self.scores}, target={self.target}, winner={self.winner})"
         )
+
+
+def _is_int(value: object) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)

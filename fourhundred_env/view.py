@@ -15,9 +15,9 @@ from numba import literal_unroll
 
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ZERO, helper, kernel
-from fourhundred_env.cards import NUM_ACTIONS
+from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
-from fourhundred_env.errors import FourHundredError
+from fourhundred_env.errors import FourHundredError, StateError, short
 from fourhundred_env.records import RecordBatch, array_field, shared_fields
 
 
@@ -116,16 +116,25 @@ def cut_view(t: np.ndarray, i: int, seat: int, r: np.ndarray, mask: np.ndarray,
         K.write_mask(t, r, row)
 
 
+OFF_DECK = ~FULL_DECK  # the bits of a uint64 card set that are no card
+
+
 @helper
 def valid_view(v: np.ndarray) -> bool:
     """The view record holds values a seat view can hold (a viewer 0-3, a phase, bids 0-13,
-    trick cards -1..51, seats -1..3...): what the kernels that read views index with. A view
-    cut by `seat_view` always does; one built from arrays by hand is checked before use."""
+    trick cards -1..51, seats -1..3, cards 0-51...): what the kernels that read views index
+    with. A view cut by `seat_view` from an engine-made state always does; one built from
+    arrays by hand, or cut from a state changed from outside, is checked before use."""
     if not (0 <= v["seat"] <= 3 and 0 <= v["phase"] <= 3 and 0 <= v["num_bids"] <= 4):
         return False
     if not (0 <= v["trick_size"] <= 3 and 0 <= v["led_suit"] <= 3 and 0 <= v["num_tricks"] <= 13):
         return False
     if not (-1 <= v["to_play"] <= 3 and -1 <= v["dealer"] <= 3 and -1 <= v["trick_leader"] <= 3):
+        return False
+    cards = v["hand_set"]
+    for k in range(4):
+        cards |= v["played_set"][k]
+    if (cards & OFF_DECK) != ZERO:
         return False
     for k in range(4):
         if not (0 <= v["bids"][k] <= 13 and 0 <= v["min_bid"][k] <= 13):
@@ -168,6 +177,7 @@ def cut_views(s: np.ndarray, index: np.ndarray, seats: np.ndarray, rules: np.nda
 
 
 NO_MASK = np.zeros((0, NUM_ACTIONS), np.bool_)
+_MASK_KINDS = "biuf"  # the mask dtypes the kernel copies from (bool, integers, floats)
 _TO_PLAY = np.zeros(0, np.int8)  # seats: each table's seat to play
 
 
@@ -183,44 +193,80 @@ def seat_view(
     `legal_mask` (B, 66) may be passed when the caller has it already; the viewer's row is
     the engine's mask only when the viewer is the seat to play, and all False otherwise.
     """
+    if not isinstance(engine, Engine):
+        raise FourHundredError(f"seat_view engine={short(engine)}: expected an Engine")
+    if not isinstance(state, State):
+        raise StateError(f"seat_view state={short(state)}: expected a State")
     if index is None:
         idx = np.arange(state.batch_size)
     else:
-        idx = np.asarray(index)
+        idx = _array(index, "index")
         if idx.dtype == np.bool_:
+            if idx.shape != (state.batch_size,):
+                raise FourHundredError(
+                    f"seat_view index: a mask of shape {idx.shape}: expected "
+                    f"({state.batch_size},) bool"
+                )
             idx = np.flatnonzero(idx)
+        elif idx.dtype.kind not in "iu":
+            raise FourHundredError(
+                f"seat_view index of dtype {idx.dtype}: expected (K,) table indices"
+            )
         elif idx.dtype != np.int64:
-            idx = idx.astype(np.int64)
+            idx = idx.astype(np.int64)  # uint64 above 2**63 wraps negative: refused below
         if idx.ndim != 1:
             raise FourHundredError(f"seat_view index of shape {idx.shape}: expected (K,) tables")
     if seat is None:
         seats = _TO_PLAY
     else:
-        seats = np.asarray(seat)
+        seats = _array(seat, "seat")
         if seats.dtype.kind not in "iu" or seats.ndim > 1:
-            raise FourHundredError(f"seat_view seat={seat!r}: expected seats 0 to 3")
+            raise FourHundredError(f"seat_view seat={short(seat)}: expected seats 0 to 3")
+        if seats.ndim == 1 and seats.shape != idx.shape:
+            raise FourHundredError(
+                f"seat_view seat of shape {seats.shape}: expected one seat or {idx.shape}"
+            )
         if seats.dtype != np.int8 or seats.shape != idx.shape:
             if seats.size and (seats.min() < -1 or seats.max() > 3):
-                raise FourHundredError(f"seat_view seat={seat!r}: expected seats 0 to 3")
+                raise FourHundredError(f"seat_view seat={short(seat)}: expected seats 0 to 3")
             seats = np.ascontiguousarray(np.broadcast_to(seats, idx.shape), dtype=np.int8)
     if legal_mask is None:
         mask = NO_MASK
     else:
         mask = legal_mask
-        if mask.shape != (state.batch_size, NUM_ACTIONS):
-            raise FourHundredError(
-                f"seat_view legal_mask of shape {mask.shape}: expected "
-                f"({state.batch_size}, {NUM_ACTIONS})"
+        if (
+            type(mask) is not np.ndarray
+            or mask.shape != (state.batch_size, NUM_ACTIONS)
+            or mask.dtype.kind not in _MASK_KINDS
+        ):
+            given = (
+                f"of shape {mask.shape} and dtype {mask.dtype}"
+                if isinstance(mask, np.ndarray)
+                else f"a {type(mask).__name__}"
             )
+            raise FourHundredError(
+                f"seat_view legal_mask {given}: expected a ({state.batch_size}, {NUM_ACTIONS}) "
+                "bool array"
+            )
+    records = state.records
+    if records.dtype != State.DTYPE or records.ndim != 1:
+        raise StateError(f"seat_view: records of dtype {records.dtype!s:.60}: expected State.DTYPE")
     out = np.zeros(idx.shape[0], SeatView.DTYPE)
-    bad = cut_views(state.records, idx, seats, engine._r, mask, out)
+    bad = cut_views(records, idx, seats, engine._r, mask, out)
     if bad >= 0:
         what = f"seat {int(seats[bad])}" if seats.size else "its seat to play"
         raise FourHundredError(
             f"seat_view of table {int(idx[bad])}, {what}: expected tables 0 to "
             f"{state.batch_size - 1} and seats 0 to 3"
         )
-    return SeatView.from_records(out)
+    return SeatView._wrap(out)
+
+
+def _array(value: object, what: str) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        raise FourHundredError(f"seat_view {what}={short(value)}: expected integers") from None
 
 
 @kernel
@@ -244,9 +290,24 @@ def world_state(
     of view row rep[j] (default j) and hands[j] (n, 4) uint64 as the cards still held. For
     search bots that deal out the cards a seat cannot see into possible worlds; the hands
     must agree with the view (the viewer's own, the counts, the cards played)."""
-    rep = np.arange(view.size) if rep is None else np.ascontiguousarray(rep, dtype=np.int64)
-    hands = np.ascontiguousarray(hands, dtype=np.uint64)
-    if hands.shape != (rep.shape[0], 4) or (rep.size and (rep.min() < 0 or rep.max() >= view.size)):
+    if not isinstance(engine, Engine) or not isinstance(view, SeatView):
+        raise FourHundredError(
+            f"world_state({type(engine).__name__}, {type(view).__name__}, ...): expected an "
+            "Engine and a SeatView"
+        )
+    try:
+        rep = np.arange(view.size) if rep is None else np.ascontiguousarray(rep, dtype=np.int64)
+        hands = np.ascontiguousarray(hands, dtype=np.uint64)
+    except (ValueError, TypeError, OverflowError):
+        raise FourHundredError(
+            "world_state: hands and rows that are not integers: expected (n, 4) uint64 hands "
+            "and (n,) rows"
+        ) from None
+    if (
+        rep.ndim != 1
+        or hands.shape != (rep.shape[0], 4)
+        or (rep.size and (rep.min() < 0 or rep.max() >= view.size))
+    ):
         raise FourHundredError(
             f"world_state: hands of shape {hands.shape} for rows {rep.shape}: expected "
             f"({rep.shape[0]}, 4) uint64 and rows 0 to {view.size - 1}"
