@@ -18,6 +18,7 @@ _PLAY_KEYS = ("workers", "backend", "ray_address", "table_batch", "chunk_matches
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     sub = p.add_subparsers(dest="ladder_command", required=True, metavar="ACTION",
                            help="add, report or remove")  # fmt: skip
     fmt = p.formatter_class
@@ -83,6 +84,8 @@ def play_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     if args.ladder_command == "add":
         from tournament.ladder.play import add_bots
 
@@ -117,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
 def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) -> int:
     """Print the ladder's report and write its JSON and history figure."""
     from tournament.db import ReadOnlyResults
+    from tournament.files import write_text
     from tournament.ladder.history import format_ladder, ladder_report
 
     if bootstrap < 0:
@@ -132,7 +136,7 @@ def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) ->
     try:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{db.stem}.ladder.json"
-        path.write_text(json.dumps(rep, indent=1, default=float) + "\n")
+        write_text(path, json.dumps(rep, indent=1, default=float) + "\n")  # whole or not at all
     except OSError as e:
         raise FourHundredError(
             f"--out {str(folder)!r}: cannot write there ({e.strerror})"

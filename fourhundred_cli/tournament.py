@@ -18,6 +18,7 @@ DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add this subcommand's flags to `p`."""
     from tournament.config import TournamentConfig
 
     def default(name: str) -> Any:  # a flag's default is the config field's (no --config)
@@ -37,7 +38,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="duplicate matches per pairing, each played twice with the partnerships "
                    f"swapped (default {default('matches')})")  # fmt: skip
     p.add_argument("--seed", type=int,
-                   help=f"seed of the deals and the agents (default {default('seed')})")  # fmt: skip
+                   help=f"seed of the deals (see --deals) and the agents (default {default('seed')})")  # fmt: skip
+    p.add_argument("--deals", choices=("secret", "public"),
+                   help="secret: dealt from a secret keyed by the seed and your deal key "
+                   "(~/.config/fourhundred/deal.key), which no bot can recompute; public: from "
+                   f"the seed alone (default {default('deals')})")  # fmt: skip
     p.add_argument("--rules", help="rules preset: wiki or pagat (default wiki)")
     p.add_argument("--max-hands", type=int,
                    help="stop a match after this many hands: a draw "
@@ -110,7 +115,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 _OVERRIDE_KEYS = (
-    "agents", "matches", "seed", "rules", "max_hands", "workers", "backend", "ray_address",
+    "agents", "matches", "seed", "deals", "rules", "max_hands", "workers", "backend", "ray_address",
     "table_batch", "chunk_matches",
     "mirror", "move_time_limit_s", "move_hard_limit_s", "db", "out_dir", "tensorboard",
     "bootstrap", "elo_anchor", "agent_modules",
@@ -133,6 +138,8 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
+    a FourHundredError, which `main` reports in one line with status 2)."""
     from agents.registry import available_agents
     from tournament.config import load_config
     from tournament.db import ReadOnlyResults

@@ -100,7 +100,7 @@ class Watch:
             "agents": list(info.agents),
             "rules": info.rules.name,
             "target": info.rules.target,
-            "seed": info.seed,
+            "seed": info.agents_seed,  # the public seed, never the deals' secret
             "max_hands": info.max_hands,
             "games": int(games),
             "pairs": [list(p) for p in self.pairs()],

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 RESULTS_AGENTS = ("heuristic", "minbid", "random")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tournaments of the tests deal from a key of the session's own (tournament/deals.py),
+    never from the ~/.config key of whoever runs them; child processes inherit it."""
+    if "FOURHUNDRED_DEAL_KEY" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="fourhundred-deal-key-")
+        os.environ["FOURHUNDRED_DEAL_KEY"] = os.path.join(folder, "deal.key")
 
 
 @pytest.fixture(scope="session")

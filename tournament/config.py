@@ -13,6 +13,7 @@ on top of a file's rules mapping replaces only its ``preset``.
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -40,6 +41,25 @@ _SOURCE = "tournament config"
 _TEXT_LISTS = ("agents", "mirror", "agent_modules")
 _POSITIVE = ("matches", "max_hands", "workers", "table_batch", "chunk_matches")
 _NON_NEGATIVE = ("bootstrap", "flush_seconds", "bt_prior", "ray_retries")
+MAX_MATCHES = 1_000_000
+"""Most duplicate matches per pairing (`matches`, `chunk_matches`): checked before anything is
+allocated or played."""
+MAX_BOOTSTRAP = 100_000
+"""Most bootstrap resamples (`bootstrap`): checked before the first game, not after the last."""
+MAX_TABLE_BATCH = 65_536
+"""Most tables a job plays in lockstep (`table_batch`)."""
+MAX_HANDS = 100_000
+"""Most hands of one match (`max_hands`)."""
+MAX_WORKERS = 1_024
+"""Most worker processes (`workers`)."""
+MAX_MOVE_SECONDS = 3_600.0
+"""Longest per-move time limit, soft or hard (`move_time_limit_s`, `move_hard_limit_s`): an
+hour; a limit must be finite and above 0 (``1e10`` or ``.inf`` is refused)."""
+_AT_MOST = {
+    "matches": MAX_MATCHES, "chunk_matches": MAX_MATCHES, "bootstrap": MAX_BOOTSTRAP,
+    "table_batch": MAX_TABLE_BATCH, "max_hands": MAX_HANDS, "workers": MAX_WORKERS,
+}  # fmt: skip
+_FINITE = ("flush_seconds", "bt_prior")
 _BUNDLED = "agents"  # the package of the bundled bots: trusted to run in the tournament's process
 _IN_PROCESS = ("human", "cmd")  # a person plays here; a cmd bot is its own process already
 
@@ -55,11 +75,19 @@ class TournamentConfig:
     agents: tuple[str, ...]
     """Agent specs (``heuristic``, ``random:any``, ``neural:PATH``...); each is also its label."""
     matches: int = 100
-    """Duplicate matches per pairing; each is played twice, partnerships swapped (2x games)."""
+    """Duplicate matches per pairing; each is played twice, partnerships swapped (2x games).
+    At most 1,000,000."""
     rules: Rules = field(default_factory=Rules)
     """Rules profile (YAML: a preset name, or a mapping of flags with an optional ``preset``)."""
     seed: int = 0
-    """Seed of the deals (and of the agents' own randomness)."""
+    """Seed of the deals (and of the agents' own randomness). With ``deals: secret`` the cards
+    come from a secret keyed by this seed and your own deal key, so the seed alone tells a bot
+    nothing (docs/tournaments.md, "Secret deals")."""
+    deals: Literal["secret", "public"] = "secret"
+    """"secret": dealt from a secret drawn from `seed` and your deal key (a file outside the
+    project, ``$FOURHUNDRED_DEAL_KEY`` or ``~/.config/fourhundred/deal.key``), the same for
+    the same seed on your account, unknowable to the bots; "public": dealt from `seed` alone,
+    which anyone knowing it can recompute (for bots you trust). A database keeps its own."""
     max_hands: int = 200
     """Hands after which an unfinished match is stopped and recorded as a draw."""
     mirror: bool | tuple[str, ...] = False
@@ -78,13 +106,16 @@ class TournamentConfig:
     kept, its unfinished ones played from their start) before the run stops."""
     table_batch: int = 512
     """Tables each job plays in lockstep (one batched call per agent instance per step). Fastest
-    at ``2 * chunk_matches`` or more: all games of a job at once, no refills."""
+    at ``2 * chunk_matches`` or more: all games of a job at once, no refills. At most 65,536."""
     chunk_matches: int = 256
-    """Duplicate matches per job; fixes the job split, hence results, whatever `workers` is."""
+    """Duplicate matches per job; fixes the job split, hence results, whatever `workers` is.
+    At most 1,000,000."""
     move_time_limit_s: float | None = None
-    """Soft per-move limit (slow moves are recorded); None: the rules' own value."""
+    """Soft per-move limit (slow moves are recorded); None: the rules' own value. Finite,
+    above 0 and at most 3,600 s."""
     move_hard_limit_s: float | None = None
-    """Hard per-move limit (the contract is forfeited); None: the rules' own value."""
+    """Hard per-move limit (the contract is forfeited); None: the rules' own value. Finite,
+    above 0 and at most 3,600 s."""
     db: str | None = None
     """SQLite results file; None: ``<out_dir>/results.sqlite``."""
     out_dir: str = "runs/tournament"
@@ -92,7 +123,7 @@ class TournamentConfig:
     tensorboard: str | None = None
     """Directory for TensorBoard scalars of the report; None: no TensorBoard logging."""
     bootstrap: int = 1000
-    """Bootstrap resamples for the Elo intervals (0: none)."""
+    """Bootstrap resamples for the Elo intervals (0: none; at most 100,000)."""
     bt_prior: float = 1.0
     """Virtual draws added per pairing in the Bradley-Terry fit (keeps ratings finite)."""
     elo_anchor: str | None = None
@@ -121,11 +152,14 @@ class TournamentConfig:
         for name in _POSITIVE:
             if getattr(self, name) < 1:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected at least 1")
-        if self.seed < 0:
-            raise TournamentConfigError(f"seed={self.seed}: expected a seed of 0 or more")
+        if not 0 <= self.seed < 2**63:
+            raise TournamentConfigError(
+                f"seed={self.seed}: expected a seed of 0 or more, below 2**63"
+            )
         for name in _NON_NEGATIVE:
             if getattr(self, name) < 0:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected 0 or more")
+        self._check_bounds()
         if self.elo_anchor is not None and self.elo_anchor not in self.agents:
             raise TournamentConfigError(
                 f"elo_anchor={self.elo_anchor!r}: expected one of the agents {list(self.agents)}"
@@ -141,6 +175,27 @@ class TournamentConfig:
                 "expected backend 'local'"
             )
         self.effective_rules  # noqa: B018  (Rules checks the time limits)
+
+    def _check_bounds(self) -> None:
+        """Sizes and time limits within their documented bounds (the MAX_* constants), checked
+        before anything is allocated or played."""
+        for name, most in _AT_MOST.items():
+            if getattr(self, name) > most:
+                raise TournamentConfigError(
+                    f"{name}={getattr(self, name)!r}: expected at most {most:,}"
+                )
+        for name in _FINITE:
+            if not math.isfinite(getattr(self, name)):
+                raise TournamentConfigError(
+                    f"{name}={getattr(self, name)!r}: expected a finite number"
+                )
+        for name in ("move_time_limit_s", "move_hard_limit_s"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and 0 < value <= MAX_MOVE_SECONDS):
+                raise TournamentConfigError(
+                    f"{name}={value!r}: expected a finite number of seconds above 0 and at most "
+                    f"{MAX_MOVE_SECONDS:,.0f}"
+                )
 
     def _check_agents(self) -> None:
         """The agents are distinct non-empty specs, two or more unless mirrored, and the
@@ -255,8 +310,10 @@ def spec_files(spec: str) -> list[Path]:
     if name == "cmd":
         import shlex
 
-        try:
-            words = shlex.split(text or "")
+        from agents.remote.external import split_command
+
+        try:  # the ``,sandbox=MODE`` setting is no part of the command line
+            words = shlex.split(split_command(text or "")[0])
         except ValueError:
             return []
         python = Path(sys.executable).resolve()

@@ -24,8 +24,11 @@ def new_figure(width: float, height: float) -> Any:
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write `fig` as PNG (Agg renderer) and return the path."""
+    """Write `fig` as PNG (Agg renderer), whole or not at all (:mod:`tournament.files`), and
+    return the path."""
+    from tournament.files import replaced
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=110)
+    with replaced(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
     return path

@@ -24,8 +24,10 @@ from typing import Any
 from agents.registry import make_agent
 from agents.remote.isolated import IsolatedAgent
 from agents.remote.modules import import_agent_modules
+from agents.remote.sandbox import protect_paths
 from tournament.config import TournamentConfig
-from tournament.db import ResultsDB
+from tournament.db import DatabaseMismatchError, ResultsDB
+from tournament.deals import deals_row, deals_scheme, key_file, read_deals, with_real_paths
 from tournament.planning import Job, Pairing, plan_jobs, seeding_meta
 from tournament.runner import Records, run_job
 
@@ -83,10 +85,14 @@ def run_tournament(
     check_agents(cfg)
     fingerprint = cfg.fingerprint()
     t0 = time.perf_counter()
+    deals = {"deals": deals_row(cfg.deals, cfg.seed)}  # recorded by a new database only
+    # a sandboxed bot cannot read the results or the deal key, even in its own folder
+    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path, key_file()]))
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
     cluster = connect_backend(cfg)
     try:
-        with ResultsDB(cfg.db_path, fingerprint, overwrite=overwrite) as db:
+        with ResultsDB(cfg.db_path, fingerprint, overwrite=overwrite, create_meta=deals) as db:
+            _check_deals(cfg, db)
             # what a replay needs beyond the fingerprint to seed the agents as the jobs did
             db.record_meta("seeding", seeding_meta(cfg))
             summary = play_pairings(cfg, db, None, on_records, cluster)
@@ -96,6 +102,18 @@ def run_tournament(
     summary.seconds = time.perf_counter() - t0
     summary.lock_note = db.lock_note
     return summary
+
+
+def _check_deals(cfg: TournamentConfig, db: ResultsDB) -> None:
+    """Refuse a database dealt otherwise than `cfg.deals` asks (one made before secret
+    deals, which records none, is resumed as it was dealt: from the seed)."""
+    meta = db.meta()
+    if "deals" in meta and deals_scheme(meta) != cfg.deals:
+        raise DatabaseMismatchError(
+            f"database {str(db.path)!r} holds a tournament of {deals_scheme(meta)} deals, this "
+            f"run asks for {cfg.deals} deals: expected the same deals to resume it; choose "
+            "another --db, or --overwrite to discard it"
+        )
 
 
 def connect_backend(cfg: TournamentConfig) -> Any:
@@ -120,7 +138,9 @@ def play_pairings(
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     dropped = db.drop_unfinished()
-    jobs = plan_jobs(cfg, db.finished_games(), pairings)
+    # the database's own deals (tournament.deals): a resume deals what the first run dealt
+    secret = read_deals(db.meta(), f"database {str(db.path)!r}")
+    jobs = plan_jobs(cfg, db.finished_games(), pairings, secret)
     total = 2 * sum(p.matches for p in pairings)
     todo = sum(len(j.games) for j in jobs)
     bar = _progress(cfg, total, total - todo, desc)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tournament.config import TournamentConfig
+from tournament.deals import DealSecret
 
 __all__ = ["SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta"]
 
@@ -42,6 +43,13 @@ class Job:
     flush_seconds: float = 0.5
     isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
     specs: tuple[str, ...] = ()  # the specs of pair[0] and pair[1] when not their labels
+    deal_seed: int | None = None  # what the engine deals from; None: `seed` (public deals)
+    bot_key: bytes | None = None  # the key of what cmd: bots are told (tournament.deals)
+
+    @property
+    def engine_seed(self) -> int:
+        """The seed of the deals and of the games' stream keys."""
+        return self.seed if self.deal_seed is None else self.deal_seed
 
     def spec(self, side: int) -> str:
         """The agent spec of `side` (its label, unless a ladder labels a version otherwise)."""
@@ -75,13 +83,17 @@ def plan_jobs(
     cfg: TournamentConfig,
     done: set[tuple[str, str, int, int]] = frozenset(),
     pairings: tuple[Pairing, ...] | None = None,
+    secret: DealSecret | None = None,
 ) -> list[Job]:
     """The jobs still to play: chunks of match ids per pairing, without the finished games.
 
     `pairings`: what to play (a ladder's missing pairings, each with its own number of
     matches); default every pairing of `cfg` with `cfg.matches`. Jobs are ordered chunk by
-    chunk across pairings, so early results cover every pairing.
+    chunk across pairings, so early results cover every pairing. `secret`: the database's
+    deal secret (:mod:`tournament.deals`; None: dealt from the seed).
     """
+    deal_seed = None if secret is None else secret.deal_seed
+    bot_key = None if secret is None else secret.bot_key
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     rules = cfg.effective_rules.to_dict()
@@ -104,7 +116,7 @@ def plan_jobs(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
                         table_batch, cfg.agent_modules, cfg.flush_seconds,
                         tuple(a for a, s in zip(pair, specs, strict=True) if s in isolated),
-                        tuple(p.specs))
+                        tuple(p.specs), deal_seed, bot_key)
                 )  # fmt: skip
     return jobs
 

@@ -15,7 +15,8 @@ made up::
 A game cannot be replayed (``reason`` says which and why, ``hands`` hold the stored rows
 only) when an agent is not replayable (``pimc``, ``neural:...,sample=true``), when a
 checkpoint's file is gone or changed since the tournament (its SHA-256 is in the
-fingerprint), or when an agent is no longer registered. How agents are seeded lives in
+fingerprint), or when an agent is not registered (a replay never imports the modules a
+database names: a data file runs no code). How agents are seeded lives in
 :func:`game_agents` and :func:`game_table` alone, so that a change in the tournament's seeding
 is followed in one place.
 """
@@ -39,9 +40,18 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
 from tournament.config import files_digest, spec_files
-from tournament.db import HAND_COLUMNS, MATCH_COLUMNS, GameKey, HandRow, MatchRow, ResultsDB
+from tournament.db import (
+    HAND_COLUMNS,
+    MATCH_COLUMNS,
+    GameKey,
+    HandRow,
+    MatchRow,
+    ResultsDB,
+    check_values,
+)
+from tournament.deals import give_bot_key, read_deals
 from tournament.planning import SEEDING_SCHEME, agent_seed
-from tournament.runner import close_agents, game_streams, import_agent_modules
+from tournament.runner import close_agents, game_streams
 
 __all__ = [
     "ReplayError",
@@ -73,12 +83,19 @@ class TournamentInfo:
     agents: tuple[str, ...]
     agent_files: dict[str, str]  # spec -> SHA-256 of its checkpoint when the tournament ran
     rules: Rules
-    seed: int
+    seed: int  # what the engine dealt from: the tournament's seed, or its secret's deal seed
     max_hands: int
     scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME or an earlier one)
-    agent_modules: tuple[str, ...]
+    agent_modules: tuple[str, ...]  # named in the database: shown, never imported
     specs: dict[str, str] = field(default_factory=dict)  # label -> spec where they differ
     # (a ladder's later version of a checkpoint: ``SPEC@v2``)
+    public_seed: int | None = None  # the tournament's --seed (agents' seeds); None: `seed`
+    bot_key: bytes | None = None  # what cmd: bots were told hangs on it (tournament.deals)
+
+    @property
+    def agents_seed(self) -> int:
+        """The seed the agents' seeds hang on (:func:`tournament.planning.agent_seed`)."""
+        return self.seed if self.public_seed is None else self.public_seed
 
     def spec(self, label: str) -> str:
         """The agent spec the games of `label` were played with."""
@@ -120,15 +137,19 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
         fp = json.loads(meta["fingerprint"])
         rules = Rules.from_dict(fp["rules"])
         seeding = json.loads(meta.get("seeding", "{}"))
+        secret = read_deals(meta, f"database {str(db.path)!r}")
+        seed = int(fp["seed"])
         return TournamentInfo(
             agents=tuple(fp["agents"]),
             agent_files=dict(fp.get("agent_files", {})),
             rules=rules,
-            seed=int(fp["seed"]),
+            seed=seed if secret is None else secret.deal_seed,
             max_hands=int(fp["max_hands"]),
             scheme=str(seeding.get("scheme", EARLIER_SCHEME)),
-            agent_modules=tuple(seeding.get("agent_modules", ())),
+            agent_modules=tuple(str(m) for m in seeding.get("agent_modules", ())),
             specs=dict(fp.get("specs", {})),
+            public_seed=seed,
+            bot_key=None if secret is None else secret.bot_key,
         )
     except (KeyError, TypeError, ValueError, FourHundredError) as e:
         raise ReplayError(
@@ -146,8 +167,9 @@ def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
     pair_a, pair_b, _, _ = key
     pair = (pair_a, pair_b)
     return [
-        [make_agent(info.spec(pair[side]), info.rules,
-                    seed=agent_seed(info.seed, pair, side, seat)) for seat in range(4)]
+        [give_bot_key(make_agent(info.spec(pair[side]), info.rules,
+                                 seed=agent_seed(info.agents_seed, pair, side, seat)),
+                      info.bot_key) for seat in range(4)]
         for side in (0, 1)
     ]  # fmt: skip
 
@@ -179,10 +201,15 @@ def replay_blocker(info: TournamentInfo, label: str) -> str | None:
                 f"{label}: its {what} {', '.join(paths)!r} changed since the tournament "
                 "(its SHA-256 differs from the one the database records)"
             )
-    try:
-        import_agent_modules(info.agent_modules)
+    try:  # never the database's agent_modules: nothing a data file names is imported
         agent = make_agent(spec, info.rules, seed=0)
     except FourHundredError as e:
+        if info.agent_modules:
+            return (
+                f"{label}: cannot be made now ({e}); the database names the modules "
+                f"{list(info.agent_modules)} that registered agents, which a replay does not "
+                "import (a data file never runs code)"
+            )
         return f"{label}: cannot be made now ({e})"
     try:
         # A bot program declares nothing of its determinism; with its files unchanged it is
@@ -212,6 +239,7 @@ def _settings(label: str) -> Any:
 
 # -- reading and checking ------------------------------------------------------------------------
 def _rows(db: ResultsDB, key: GameKey) -> tuple[MatchRow, list[HandRow]]:
+    check_values(db, key)  # a row out of range: one line naming it, nothing shown
     where = "pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
     match = db.query(f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches WHERE {where}", key)
     if not match:

@@ -45,6 +45,7 @@ from tournament.db import (
     seat_columns,
     time_bin,
 )
+from tournament.deals import give_bot_key
 from tournament.pacing import PART_SHARE, Pacing
 from tournament.planning import Job
 
@@ -408,7 +409,8 @@ class LockstepRunner:
 
 def make_job_agents(job: Job) -> list[list[Agent]]:
     """The 2 x 4 agent instances of a job, each seeded from the config; the agents listed in
-    `job.isolated` each in a process of its own (started at its first move)."""
+    `job.isolated` each in a process of its own (started at its first move); ``cmd:`` bots
+    get the job's bot key (:mod:`tournament.deals`)."""
     import_agent_modules(job.agent_modules)
     rules = Rules.from_dict(job.rules)
 
@@ -416,7 +418,7 @@ def make_job_agents(job: Job) -> list[list[Agent]]:
         spec = job.spec(side)
         if job.pair[side] in job.isolated:
             return IsolatedAgent(spec, rules, seed, job.agent_modules)
-        return make_agent(spec, rules, seed=seed)
+        return give_bot_key(make_agent(spec, rules, seed=seed), job.bot_key)
 
     return [[make(side, job.agent_seed(side, seat)) for seat in range(4)] for side in (0, 1)]
 
@@ -440,7 +442,7 @@ def job_records(job: Job) -> Iterator[Records]:
     agents = make_job_agents(job)
     try:
         runner = LockstepRunner(
-            Rules.from_dict(job.rules), job.pair, agents, job.seed, job.max_hands,
+            Rules.from_dict(job.rules), job.pair, agents, job.engine_seed, job.max_hands,
             job.table_batch, lambda rec: None, job.flush_seconds,
         )  # fmt: skip
         yield from runner.records(job.games)

@@ -44,6 +44,7 @@ from tournament.db.checks import (
     DatabaseMismatchError,
     check_fingerprint,
     check_schema,
+    is_blank,
     read_meta,
     recover_interrupted_write,
 )
@@ -68,6 +69,7 @@ from tournament.db.schema import (
     time_bin,
     time_bin_edge,
 )
+from tournament.db.values import check_values
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -91,6 +93,8 @@ __all__ = [
     "WriterLock",
     "check_fingerprint",
     "check_schema",
+    "check_values",
+    "is_blank",
     "lock_path",
     "read_meta",
     "recover_interrupted_write",

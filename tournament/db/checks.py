@@ -98,6 +98,36 @@ def read_meta(path: Path) -> dict[str, str]:
         con.close()
 
 
+def is_blank(path: Path) -> bool:
+    """True when the file at `path` holds no tournament yet: empty, or only tables with no
+    fingerprint and no rows (a run killed as it created the file, or one of an earlier
+    version killed between its schema and its fingerprint). A writer takes it as new."""
+    if not path.is_file():
+        return False
+    if path.stat().st_size == 0:
+        return True
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if (
+            "meta" in tables
+            and con.execute("SELECT 1 FROM meta WHERE key IN ('fingerprint', 'ladder')").fetchall()
+        ):
+            return False
+        return not any(
+            con.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchall()
+            for t in ("hands", "matches", "events")
+            if t in tables
+        )
+    except sqlite3.DatabaseError:  # damaged, or not SQLite: read_meta says which
+        return False
+    finally:
+        con.close()
+
+
 def check_schema(path: Path, meta: Mapping[str, str]) -> None:
     """Raise DatabaseMismatchError when the database's schema (meta ``schema``) is newer than
     this version of fourhundred writes and reads."""
@@ -123,7 +153,7 @@ def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
     DatabaseDamagedError), so a refused database is left exactly as it was. Returns True
     when the file exists (a rerun that resumes), False when it does not.
     """
-    if not path.exists():
+    if not path.exists() or is_blank(path):
         return False
     rows = read_meta(path)
     check_schema(path, rows)

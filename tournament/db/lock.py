@@ -38,8 +38,11 @@ class WriterLock:
     releasing it. Released by `release`, or by the system when the process dies.
     """
 
-    def __init__(self, db_path: str | Path) -> None:
-        self.db_path = Path(db_path)
+    def __init__(self, db_path: str | Path, shown: str | Path | None = None) -> None:
+        """`db_path`: the database (its writer's lock file is ``<db_path>.lock``; pass the
+        resolved path, so that every name of the file takes the same lock). `shown`: the
+        name said in messages (default `db_path`)."""
+        self.db_path = Path(shown if shown is not None else db_path)
         self.path = lock_path(db_path)
         self._fd: int | None = None
 

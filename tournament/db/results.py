@@ -47,14 +47,18 @@ class ResultsDB:
         fingerprint: Mapping[str, Any],
         overwrite: bool = False,
         check: Callable[[Path], None] | None = None,
+        create_meta: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """`check(path)`: run instead of the fingerprint check (under the lock, before
-        anything is written) by a writer that checks the file its own way (a ladder)."""
+        anything is written) by a writer that checks the file its own way (a ladder).
+        `create_meta`: meta rows (key -> JSON value) a new database records with its schema
+        and fingerprint, in the same transaction (an existing one keeps its own)."""
         self.path = Path(path)
         self.con: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.lock = WriterLock(self.path)
+            # keyed by the file itself: a symbolic link to the database takes the same lock
+            self.lock = WriterLock(self.path.resolve(), shown=self.path)
             self.lock_note = self.lock.acquire()
         except OSError as e:
             raise FourHundredError(
@@ -63,8 +67,8 @@ class ResultsDB:
             ) from None
         try:
             if overwrite:
-                for suffix in ("", "-wal", "-shm", "-journal"):
-                    Path(str(self.path) + suffix).unlink(missing_ok=True)
+                for suffix in ("", "-wal", "-shm", "-journal"):  # the file, not a link to it
+                    Path(str(self.path.resolve()) + suffix).unlink(missing_ok=True)
             else:
                 recover_interrupted_write(self.path)
                 if check is not None:
@@ -73,15 +77,7 @@ class ResultsDB:
                     check_fingerprint(self.path, fingerprint)
             self.con = sqlite3.connect(self.path, timeout=30)
             self.con.execute("PRAGMA synchronous=NORMAL")
-            with self.con:
-                self.con.executescript(SCHEMA)
-                self.con.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-                )
-                self.con.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)",
-                    (json.dumps(dict(fingerprint), sort_keys=True),),
-                )
+            self._create(fingerprint, create_meta or {})
         except sqlite3.DatabaseError as e:
             self.close()
             raise damaged_error(self.path, e) from None
@@ -94,6 +90,33 @@ class ResultsDB:
         except BaseException:
             self.close()
             raise
+
+    def _create(
+        self, fingerprint: Mapping[str, Any], create_meta: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        """The tables, the schema version, the fingerprint and `create_meta` in one
+        transaction: a run killed at any point leaves either none of them (a blank file, which
+        the next run takes as new) or all."""
+        con = self.con
+        con.isolation_level = None  # our own BEGIN/COMMIT: executescript would commit midway
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    con.execute(statement)
+            new = not con.execute("SELECT 1 FROM meta WHERE key = 'fingerprint'").fetchall()
+            rows = [("schema", str(SCHEMA_VERSION)),
+                    ("fingerprint", json.dumps(dict(fingerprint), sort_keys=True))]  # fmt: skip
+            if new:
+                rows += [(k, json.dumps(dict(v), sort_keys=True)) for k, v in create_meta.items()]
+            con.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", rows)
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+        finally:
+            con.isolation_level = ""  # back to the module's default: `with con` transactions
 
     def close(self) -> None:
         """Close the connection (every write is already committed) and release the lock."""

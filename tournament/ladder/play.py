@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.remote.sandbox import protect_paths
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from tournament.config import TournamentConfig, config_from_mapping, files_digest
-from tournament.db import ReadOnlyResults, ResultsDB, check_schema, read_meta
+from tournament.db import ReadOnlyResults, ResultsDB, check_schema, is_blank, read_meta
 from tournament.db.checks import DatabaseMismatchError
 from tournament.db.ladder import (
     Ladder,
@@ -35,6 +36,7 @@ from tournament.db.ladder import (
     version_label,
     write_event,
 )
+from tournament.deals import deals_row, key_file, with_real_paths
 from tournament.parallel import check_agents, connect_backend, play_pairings
 from tournament.planning import SEEDING_SCHEME, Pairing
 from tournament.runner import Records
@@ -80,7 +82,7 @@ def _settings_asked(seed: int | None, rules: str | Rules | None, max_hands: int 
 def _existing(path: Path) -> Ladder | None:
     """The ladder at `path` read without the lock (None: no file), for the settings the
     specs are checked with; everything is read again under the lock."""
-    if not path.exists():
+    if not path.exists() or is_blank(path):
         return None
     with ReadOnlyResults(path) as db:
         return read_ladder(db)
@@ -88,8 +90,8 @@ def _existing(path: Path) -> Ladder | None:
 
 def _check_file(path: Path) -> None:
     """The writer's check of an existing file (ResultsDB's `check`): intact, of a schema this
-    version reads, and a tournament or ladder database."""
-    if not path.exists():
+    version reads, and a tournament or ladder database (or a blank file: a new one)."""
+    if not path.exists() or is_blank(path):
         return
     meta = read_meta(path)
     check_schema(path, meta)
@@ -140,7 +142,10 @@ def add_bots(
     check = _play_config(settings, specs, play, path)
     check_agents(check, tuple(specs))  # a spec that does not load: one line, nothing written
     digests = {s: files_digest(s) for s in specs}
-    with ResultsDB(path, _fingerprint(None, settings), check=_check_file) as db:
+    deals = {"deals": deals_row(check.deals, settings["seed"])}  # recorded by a new file only
+    protect_paths(with_real_paths([path, check.out_dir, key_file()]))  # from sandboxed bots
+    with ResultsDB(path, _fingerprint(None, settings), check=_check_file,
+                   create_meta=deals) as db:  # fmt: skip
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
         _same_settings(ladder, asked)
         plan = _plan(ladder, specs, digests, matches, info or {})

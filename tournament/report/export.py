@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tournament.files import replaced, write_text
 from tournament.report.text import format_report
 
 
@@ -21,20 +22,19 @@ def write_report(report: dict[str, Any], out_dir: str | Path) -> dict[str, Path]
         "leaderboard": out / "leaderboard.csv",
         "pairwise": out / "pairwise.csv",
     }
-    paths["json"].write_text(
-        json.dumps(report, indent=2, sort_keys=False, default=_json_default) + "\n"
-    )
+    # each file whole or not at all: a full disk leaves the previous one, never a cut one
+    write_text(paths["json"], json.dumps(report, indent=2, default=_json_default) + "\n")
     board = report["leaderboard"]
     cols = ["rank", "agent", "elo", "elo_low", "elo_high", "win_rate", "win_low", "win_high",
             "games", "wins", "losses", "unfinished", "hands", "contracts", "points_per_hand",
             "bid_success", "mean_bid", "thrown_in_caused", "thrown_in_per_100", "decisions",
             "ms_per_move", "ms_p50", "ms_p90", "ms_p99", "ms_max", "forfeits",
             "slow_moves"]  # fmt: skip
-    with paths["leaderboard"].open("w", newline="") as f:
+    with replaced(paths["leaderboard"]) as tmp, tmp.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         w.writerows(board)
-    with paths["pairwise"].open("w", newline="") as f:
+    with replaced(paths["pairwise"]) as tmp, tmp.open("w", newline="") as f:
         cols = ["agent", "opponent", "games", "score", "rate", "low", "high",
                 "duplicate_matches", "sweeps", "splits", "swept"]  # fmt: skip
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")

@@ -16,7 +16,13 @@ from typing import Any
 import numpy as np
 
 from tournament.config import TournamentConfig, config_from_mapping
-from tournament.db import DatabaseMismatchError, ReadOnlyResults, ResultsDB, time_bin_edge
+from tournament.db import (
+    DatabaseMismatchError,
+    ReadOnlyResults,
+    ResultsDB,
+    check_values,
+    time_bin_edge,
+)
 from tournament.db.ladder import recorded_pairings
 from tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
@@ -47,6 +53,7 @@ def build_report(
     matches planned per pairing (a ladder's differ); default `cfg.matches` for each of
     `cfg.pairings()`.
     """
+    check_values(db)  # a row out of range is refused in one line, not reported
     labels = sorted(cfg.agents)
     if pairings is None:
         pairings = {p: cfg.matches for p in cfg.pairings()}

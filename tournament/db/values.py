@@ -1,0 +1,106 @@
+"""Row values checked on read: a row whose values a tournament cannot have written (a bid of
+60, a seat of 9, a score that is text) is refused in one line naming the row, rather than
+reaching a report, a figure or a replay. SQLite checks a file's pages, not what the values
+mean: an edited or damaged row passes its integrity check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tournament.db.checks import DatabaseDamagedError
+from tournament.db.results import ResultsDB
+from tournament.db.schema import NUM_TIME_BINS, GameKey
+
+__all__ = ["BOUNDS", "check_values"]
+
+_SEATS = range(4)
+_BIG = 10**9  # scores, targets, counts: what an int32 of the engine holds, roughly
+_HANDS = 100_000  # tournament.config.MAX_HANDS (the db layer does not import the config)
+_ints = dict[str, tuple[int, int]]
+
+
+def _seats(name: str, low: int, high: int) -> _ints:
+    return {f"{name}{s}": (low, high) for s in _SEATS}
+
+
+BOUNDS: dict[str, _ints] = {
+    "hands": {
+        "match_id": (0, 2**62), "orientation": (0, 1), "hand_index": (0, _HANDS),
+        "dealer": (0, 3), "required_total": (0, 52), "thrown_in": (0, 1),
+        "redeal_seat": (-1, 3), "claim_seat": (-1, 3), **_seats("bid", 0, 13),
+        **_seats("tricks", 0, 13), **_seats("points", -_BIG, _BIG),
+        **_seats("score", -_BIG, _BIG), **_seats("forfeit", 0, 1),
+        **_seats("decisions", 0, _BIG),
+    },
+    "matches": {
+        "match_id": (0, 2**62), "orientation": (0, 1), "first_dealer": (0, 3),
+        "finished": (0, 1), "winner_team": (-1, 1), "num_hands": (0, _HANDS),
+        "num_played": (0, _HANDS), "num_thrown_in": (0, _HANDS),
+        **_seats("score", -_BIG, _BIG), "target": (1, _BIG), "forfeits": (0, 4 * _HANDS),
+    },
+    "events": {
+        "match_id": (0, 2**62), "orientation": (0, 1), "hand_index": (-1, _HANDS),
+        "seat": (0, 3),
+    },
+    "move_times": {"bin": (0, NUM_TIME_BINS - 1), "decisions": (0, 2**62)},
+}  # fmt: skip
+"""Per table, the integer columns and their (lowest, highest) values."""
+_SECONDS = {"hands": [f"seconds{s}" for s in _SEATS], "matches": ["decision_seconds"],
+            "events": ["seconds"]}  # fmt: skip
+_KINDS = ("timeout", "error", "illegal", "slow")
+_NAMES = {
+    "hands": ("pair_a", "pair_b", "match_id", "orientation", "hand_index"),
+    "matches": ("pair_a", "pair_b", "match_id", "orientation"),
+    "events": ("id", "pair_a", "pair_b", "match_id", "orientation"),
+    "move_times": ("pair_a", "pair_b", "agent", "bin"),
+}
+
+
+def _problems(table: str) -> str:
+    """An SQL expression naming a row's first bad value (NULL when every value is good)."""
+    cases = [
+        f"WHEN typeof({c}) != 'integer' OR {c} NOT BETWEEN {lo} AND {hi} "
+        f"THEN '{c}=' || quote({c}) || ', expected an integer of {lo} to {hi}'"
+        for c, (lo, hi) in BOUNDS[table].items()
+    ]
+    cases += [
+        f"WHEN typeof({c}) NOT IN ('real', 'integer') OR {c} < 0 OR {c} > 1e9 "
+        f"THEN '{c}=' || quote({c}) || ', expected seconds of 0 or more'"
+        for c in _SECONDS.get(table, ())
+    ]
+    if table == "matches":
+        cases.append(
+            "WHEN num_played + num_thrown_in != num_hands THEN 'num_played + num_thrown_in = ' "
+            "|| (num_played + num_thrown_in) || ', expected num_hands ' || num_hands"
+        )
+    if table == "events":
+        kinds = ", ".join(f"'{k}'" for k in _KINDS)
+        cases.append(f"WHEN kind NOT IN ({kinds}) THEN 'kind=' || quote(kind) || ', expected "
+                     f"one of {kinds.replace(chr(39), '')}'")  # fmt: skip
+    return "CASE " + " ".join(cases) + " END"
+
+
+def check_values(db: ResultsDB, key: GameKey | None = None) -> None:
+    """Raise DatabaseDamagedError (one line naming the table, the row and the value) when a
+    row of `db` (a ResultsDB; only game `key`'s rows when given) holds a value out of range."""
+    for table, names in _NAMES.items():
+        where = ""
+        params: Sequence[object] = ()
+        if key is not None:
+            if table == "move_times":
+                continue
+            where = "AND pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
+            params = tuple(key)
+        problem = _problems(table)
+        rows = db.query(
+            f"SELECT {', '.join(names)}, {problem} AS p FROM {table} "
+            f"WHERE p IS NOT NULL {where} LIMIT 1",
+            params,
+        )
+        if rows:
+            *ids, what = rows[0]
+            row = ", ".join(f"{n}={v!r}" for n, v in zip(names, ids, strict=True))
+            raise DatabaseDamagedError(
+                f"database {str(db.path)!r}: {table} row ({row}) holds {what}: "
+                "expected the values a tournament writes; the file was edited or damaged"
+            )
