@@ -34,8 +34,10 @@ def evaluate_pair(
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     cfg = TournamentConfig(
         agents=(spec, opponent), matches=matches, rules=rules, seed=seed, out_dir=str(out_dir),
-        workers=workers, bootstrap=0, progress=False,
+        workers=workers, bootstrap=0, progress=False, deals="public",
     )  # fmt: skip
+    # public deals: a run's evaluations are a function of its seed on any machine (secret
+    # deals would tie them to the deal key of whoever trains; no bot here is a stranger's)
     run_tournament(cfg, overwrite=True)
     with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
         report = build_report(db, cfg)
