@@ -4,7 +4,9 @@ Routes (every answer is JSON; a refused request is ``{"error": "..."}`` with a 4
 changes nothing)::
 
     GET    /                       the page (static/index.html); /static/* its CSS and JS
-    GET    /api/options            bots to choose from, rules presets, whether a database is open
+    GET    /api/options            bots to choose from (public names, strongest first, with a
+                                   note on strength and speed), rules presets, whether a
+                                   database is open
     POST   /api/tables             {"seat", "partner", "right", "left", "rules", "seed"?}: a new
                                    table, first hand dealt; answers {"id", "token", "state"}
                                    (and "seed" when the request gave one)
@@ -47,7 +49,9 @@ Fair and safe (issue 40):
 
 The only file the server reads besides its own package data is the results database it was
 started with (and the checkpoints of the bots it offers or that database names); a browser
-names bots and games, never paths.
+names bots and games, never paths, and is never told one: bots go by public names
+(``neural:selfplay.pt``), and every answer's text (errors, the database's agent specs and
+replay notes) has its paths cut to file names (:func:`fourhundred_web.play.public_text`).
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ from fourhundred_web.play import (
     agent_choices,
     default_bot,
     new_session,
+    public_text,
 )
 from fourhundred_web.requests import (
     MAX_BODY,
@@ -93,6 +98,17 @@ from fourhundred_web.watch import SORTS, Watch
 __all__ = ["LOCAL_HOSTS", "MAX_BODY", "TOKEN_HEADER", "create_app"]
 
 STATIC = resources.files("fourhundred_web") / "static"
+
+
+def _public(value: Any) -> Any:
+    """`value` (JSON data) with every string's file paths cut to file names (public_text)."""
+    if isinstance(value, str):
+        return public_text(value)
+    if isinstance(value, dict):
+        return {k: _public(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_public(v) for v in value]
+    return value
 
 
 def create_app(
@@ -128,9 +144,14 @@ def create_app(
     # -- play ----------------------------------------------------------------------------------
     async def options(request: Request) -> dict[str, Any]:
         return {
-            "agents": [
-                {"spec": c.spec, "label": c.label, "description": c.description}
-                for c in choices.values()
+            "agents": [  # "spec" is the name to send: the public name, never the server's spec
+                {
+                    "spec": name,
+                    "label": c.label,
+                    "description": public_text(c.description),
+                    "note": c.note,
+                }
+                for name, c in choices.items()
             ],
             "default_bot": default_bot(choices),
             "presets": sorted(PRESETS),
@@ -208,7 +229,7 @@ def create_app(
         return pairs[int_field(value, "pair", 0, len(pairs) - 1)]
 
     async def watch_summary(request: Request) -> dict[str, Any]:
-        return await run_in_threadpool(_watch().summary)
+        return _public(await run_in_threadpool(_watch().summary))
 
     async def watch_matches(request: Request) -> dict[str, Any]:
         w = _watch()
@@ -221,7 +242,11 @@ def create_app(
         min_bid = int_field(q.get("min_bid"), "min_bid", 0, 13, default=0)
         offset = int_field(q.get("offset"), "offset", 0, 10**9, default=0)
         limit = int_field(q.get("limit"), "limit", 1, 500, default=50)
-        return await run_in_threadpool(w.matches, pair, sort, min_bid, offset, limit)
+        page = await run_in_threadpool(w.matches, pair, sort, min_bid, offset, limit)
+        index = {p: k for k, p in enumerate(w.pairs())}
+        # each match names its pairing by index too: two specs may share a public name
+        rows = [{**m, "pair": index.get((m["pair_a"], m["pair_b"]))} for m in page["matches"]]
+        return _public({**page, "matches": rows})
 
     async def watch_match(request: Request) -> dict[str, Any]:
         w = _watch()
@@ -233,8 +258,10 @@ def create_app(
         match_id = int_field(q.get("match"), "match", 0, 2**62)
         result = await run_in_threadpool(w.match, pair, match_id)
         if result["twins"] == [None, None]:
-            raise ApiError(404, f"no finished game of match {match_id} for {pair[0]} v {pair[1]}")
-        return result
+            raise ApiError(
+                404, public_text(f"no finished game of match {match_id} for {pair[0]} v {pair[1]}")
+            )
+        return _public(result)
 
     # -- wiring --------------------------------------------------------------------------------
     def api(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
@@ -242,13 +269,13 @@ def create_app(
             try:
                 return JSONResponse(await handler(request))
             except ApiError as e:
-                return error_response(e.status, e.message)
+                return error_response(e.status, e.message)  # about the request itself
             except OutOfTurnError as e:
-                return error_response(409, str(e))
+                return error_response(409, public_text(str(e)))
             except IllegalMoveError as e:
-                return error_response(422, str(e))
+                return error_response(422, public_text(str(e)))
             except FourHundredError as e:  # RequestError and the core's checks of input
-                return error_response(400, str(e))
+                return error_response(400, public_text(str(e)))
 
         return endpoint
 

@@ -9,14 +9,17 @@ request comes with it as a *frame* (who did what, the trick after it), so the pa
 the bots' cards one by one.
 
 Which bots a person may choose is fixed by the server (:func:`agent_choices`): registered
-agents that need no settings, the bundled checkpoints, and the specs given to
-``fourhundred serve --agent``. A browser picks among them by name, so it can never make the
-server open a file of its choosing.
+agents that can be made from their bare name (not ``cmd`` or ``compose``, which need a command
+or their parts), the bundled checkpoints, and the specs given to ``fourhundred serve --agent``.
+A browser picks among them by a public name (``neural:selfplay.pt``, never the file's path:
+:func:`public_text`), which the server maps back to the spec, so it can never make the server
+open a file of its choosing nor learn where the server keeps its files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
 import threading
 from collections.abc import Iterable, Mapping
@@ -55,15 +58,50 @@ __all__ = [
     "agent_choices",
     "default_bot",
     "hand_sheet",
+    "public_text",
 ]
 
 MAX_HANDS = 200
 """A match still going after this many hands is stopped (as `fourhundred play` does)."""
 _PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
 DEFAULT_BOTS = ("neural:selfplay.pt", "heuristic-v1", "heuristic")
-"""The bot a seat gets when the browser names none: the first of these offered, by label.
-The strongest bots that answer a person at once come first: the bundled networks answer in
-well under a millisecond; the search bot, stronger, may take seconds and is not a default."""
+"""The bot a seat gets when the browser names none: the first of these offered, by name.
+The strongest bot that answers a person within a second comes first: the bundled network
+(`selfplay.pt` wins 64% against `heuristic-v1`, `exit.pt` 60% on the same deals) answers in
+well under a millisecond. The search bot is stronger but is not a default: a person waits for
+up to three bots a turn, and three `search` bots made turns of one to seven seconds on a
+loaded two-core machine (mean 42 ms, p99 333 ms a decision alone; BENCHMARKS.md)."""
+STRENGTH = {
+    "search": "strongest · slower: a turn may take seconds",
+    "neural:selfplay.pt": "strong · fast",
+    "neural:exit.pt": "strong · fast",
+    "neural-bid:bidder.pt": "network bidder · fast",
+    "pimc": "search over heuristic-v1 · slower",
+    "heuristic": "rule-based · fast",
+    "heuristic-v1": "rule-based, frozen yardstick · fast",
+    "minbid": "weak: bids its minimum · fast",
+    "random": "weakest: random legal play · fast",
+}
+"""The menu's order (strongest first) and each bot's line on strength and speed
+(BENCHMARKS.md); a bot not named here comes after them, in the registry's order."""
+_PATH = re.compile(
+    r"(?:(?<![\w-])[A-Za-z]:|[^\s:,=;'\"()\[\]{}/\\]*)"  # a drive, or the first segment
+    r"(?P<dirs>(?:[/\\][^\s:,=;'\"()\[\]{}/\\]*)*)[/\\]"
+    r"(?P<name>[^\s:,=;'\"()\[\]{}/\\]+)"
+)
+
+
+def _cut(match: re.Match[str]) -> str:
+    """A path's file name; a word pair like ``text/plain`` (no root, no dot) is kept."""
+    whole, name = match.group(0), match.group("name")
+    rooted = whole[0] in "/\\.~" or whole[1:2] == ":" or match.group("dirs")
+    return name if rooted or "." in name else whole
+
+
+def public_text(text: str) -> str:
+    """`text` with every file path cut to its file name (``neural:/srv/x/selfplay.pt`` ->
+    ``neural:selfplay.pt``): what the server may say to a browser about its files."""
+    return _PATH.sub(_cut, text)
 
 
 class RequestError(FourHundredError):
@@ -81,15 +119,18 @@ class IllegalMoveError(RequestError):
 
 @dataclass(frozen=True)
 class AgentChoice:
-    """A bot a person may seat at the table: its spec, a short label and a line describing it."""
+    """A bot a person may seat at the table: its spec (the server's: it may name a file), a
+    line describing it, its public name (`label`: what the browser sends and is shown; no
+    path) and a line on its strength and speed (`note`)."""
 
     spec: str
     description: str
     label: str = ""
+    note: str = ""
 
     def __post_init__(self) -> None:
         if not self.label:
-            object.__setattr__(self, "label", self.spec)
+            object.__setattr__(self, "label", public_text(self.spec))
 
 
 def _bundled_checkpoints() -> list[AgentChoice]:
@@ -109,43 +150,58 @@ def _bundled_checkpoints() -> list[AgentChoice]:
     return out
 
 
-def _needs_settings(name: str) -> bool:
-    """Whether agent `name` cannot be made from its bare name (a required setting)."""
+def _playable_by_name(name: str) -> bool:
+    """Whether agent `name` can be made from its bare name: no required setting (a
+    checkpoint path) and, for a bot that reads its own text (``cmd:COMMAND``,
+    ``compose:bid=...,play=...``), a bare name its factory accepts."""
     settings = entry(name).settings
-    if settings is None or not dataclasses.is_dataclass(settings):
-        return False
-    return any(
+    if settings is None:  # the factory parses its own text: ask it (these refuse at once)
+        try:
+            make_agent(name, Rules(), seed=0)
+        except FourHundredError:
+            return False
+        return True
+    if not dataclasses.is_dataclass(settings):
+        return True
+    return not any(
         f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         for f in dataclasses.fields(settings)
     )
 
 
 def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
-    """The bots a browser may choose, by spec: every registered agent that needs no settings
-    (not ``human``), the bundled checkpoints, then `extra` specs (checked by making one)."""
-    out: dict[str, AgentChoice] = {}
+    """The bots a browser may choose, by public name (:attr:`AgentChoice.label`), strongest
+    first (STRENGTH): every registered agent that can be made from its bare name (not
+    ``human``), the bundled checkpoints, then `extra` specs (checked by making one; two that
+    would share a name are told apart by a number)."""
+    found: list[AgentChoice] = []
     for name, description in available_agents().items():
-        if name == "human":
-            continue
-        if _needs_settings(name):  # a checkpoint path: offered below where one is bundled
-            continue
-        out[name] = AgentChoice(name, description)
-    for choice in _bundled_checkpoints():
-        out[choice.spec] = choice
+        if name != "human" and _playable_by_name(name):
+            found.append(AgentChoice(name, description))
+    found += _bundled_checkpoints()
+    rank = {label: k for k, label in enumerate(STRENGTH)}
+    found.sort(key=lambda c: rank.get(c.label, len(rank)))  # stable: the rest keep their order
+    out = {c.label: dataclasses.replace(c, note=STRENGTH.get(c.label, "")) for c in found}
     for spec in extra:
         if parse_spec(spec)[0] == "human":
             raise FourHundredError(f"--agent {spec!r}: the person is you; expected a bot")
         make_agent(spec, Rules(), seed=0)  # an unknown name or a bad checkpoint fails here
-        out[spec] = AgentChoice(spec, "given to fourhundred serve --agent")
+        if any(c.spec == spec for c in out.values()):
+            continue
+        label = public_text(spec)
+        k = 2
+        while label in out:
+            label = f"{public_text(spec)} ({k})"
+            k += 1
+        out[label] = AgentChoice(spec, "given to fourhundred serve --agent", label)
     return out
 
 
-def default_bot(choices: dict[str, AgentChoice]) -> str:
-    """The spec of the first of DEFAULT_BOTS among `choices` (by label), else the first."""
-    by_label = {c.label: spec for spec, c in choices.items()}
+def default_bot(choices: Mapping[str, AgentChoice]) -> str:
+    """The public name of the first of DEFAULT_BOTS among `choices`, else the first."""
     for label in DEFAULT_BOTS:
-        if label in by_label:
-            return by_label[label]
+        if label in choices:
+            return label
     return next(iter(choices))
 
 
@@ -289,7 +345,7 @@ class PlaySession:
                 if not (0 <= a < view.legal_mask.shape[1] and view.legal_mask[0, a]):
                     forfeit = f"illegal action {a}"
             except Exception as e:  # a broken bot must not take the server down
-                forfeit = f"{type(e).__name__}: {e}"[:200]
+                forfeit = public_text(f"{type(e).__name__}: {e}")[:200]
             if forfeit is not None:
                 self.table.forfeit(s)
                 a = int(np.argmax(view.legal_mask[0]))
@@ -396,23 +452,31 @@ def new_session(
     seat: int, partner: str, right: str, left: str, rules: str, seed: int | None,
     choices: Mapping[str, AgentChoice],
 ) -> PlaySession:  # fmt: skip
-    """A session from a browser's choices, each checked against the server's lists.
+    """A session from a browser's choices (bots by public name), each checked against the
+    server's lists.
 
     `seed` None (what a page gets unless it asks for a seed): the deal and the bots' seeds
     are secrets drawn here and kept by the session, so nothing the browser is sent tells
     the bots' cards. A `seed` given is a reproducible table for the person who chose it:
     the same deals and the same bots' seeds every time."""
-    for role, spec in (("partner", partner), ("right", right), ("left", left)):
-        if spec not in choices:
+    for role, name in (("partner", partner), ("right", right), ("left", left)):
+        if name not in choices:
             raise RequestError(
-                f"{role}={spec!r}: not a bot this server offers; expected one of {sorted(choices)}"
+                f"{role}={public_text(name)!r}: not a bot this server offers; expected one of "
+                f"{list(choices)}"
             )
     if rules not in PRESETS:
-        raise RequestError(f"rules={rules!r}: expected one of {sorted(PRESETS)}")
-    bots = {(seat + 2) % 4: partner, (seat + 1) % 4: right, (seat + 3) % 4: left}
-    labels = {s: choices[spec].label for s, spec in bots.items()}
-    if seed is not None:
-        return PlaySession(seat, bots, Rules.preset(rules), seed, labels)
-    agent_seeds = {s: secrets.randbits(SECRET_BITS) for s in bots}
-    return PlaySession(seat, bots, Rules.preset(rules), secrets.randbits(SECRET_BITS), labels,
-                       agent_seeds)  # fmt: skip
+        raise RequestError(f"rules={public_text(rules)!r}: expected one of {sorted(PRESETS)}")
+    names = {(seat + 2) % 4: partner, (seat + 1) % 4: right, (seat + 3) % 4: left}
+    bots = {s: choices[name].spec for s, name in names.items()}
+    labels = {s: choices[name].label for s, name in names.items()}
+    try:
+        if seed is not None:
+            return PlaySession(seat, bots, Rules.preset(rules), seed, labels)
+        agent_seeds = {s: secrets.randbits(SECRET_BITS) for s in bots}
+        return PlaySession(seat, bots, Rules.preset(rules), secrets.randbits(SECRET_BITS),
+                           labels, agent_seeds)  # fmt: skip
+    except RequestError:
+        raise
+    except FourHundredError as e:  # a bot that cannot be made now (a checkpoint gone)
+        raise RequestError(f"a bot could not be seated: {public_text(str(e))}") from None

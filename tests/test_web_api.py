@@ -85,6 +85,23 @@ def test_options_offer_the_registered_bots_and_the_bundled_networks(client: Test
     assert table["state"]["names"] == ["you", *[default["label"]] * 3]
 
 
+def test_options_name_no_file_and_offer_no_bot_that_can_only_fail(client: TestClient) -> None:
+    """Issue 37: bots go by public names (a checkpoint's file name, never its path), strongest
+    first with a note on speed; `cmd` and `compose` need a command or parts: not offered."""
+    r = client.get("/api/options")
+    assert "/" not in r.text and "\\\\" not in r.text, r.text  # no path, POSIX or Windows
+    agents = r.json()["agents"]
+    names = [a["spec"] for a in agents]
+    assert "cmd" not in names and "compose" not in names
+    assert names[:2] == ["search", "neural:selfplay.pt"]
+    assert names.index("heuristic") < names.index("minbid") < names.index("random")
+    assert "strongest" in agents[0]["note"] and "fast" in agents[1]["note"]
+    _, state = _new(client, partner="neural:exit.pt", right="neural-bid:bidder.pt", left="minbid")
+    assert state["names"] == ["you", "neural-bid:bidder.pt", "neural:exit.pt", "minbid"]
+    r = client.post("/api/tables", json={"partner": "neural:agents/pretrained/selfplay.pt"})
+    assert r.status_code == 400 and "/" not in r.json()["error"], r.text
+
+
 def test_a_whole_hand_through_the_api_shows_only_what_the_seat_may_know(
     client: TestClient,
 ) -> None:

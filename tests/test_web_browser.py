@@ -73,18 +73,25 @@ def base_url(results_db: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(base_url: str) -> Iterator[Any]:
+def browser(base_url: str) -> Iterator[Any]:
+    """One Chromium for the module (Playwright's sync API runs one instance per thread)."""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1280, "height": 900})
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.set_default_timeout(30_000)
-        yield pg
-        browser.close()
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any) -> Iterator[Any]:
+    errors: list[str] = []
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(30_000)
+    yield pg
+    pg.close()
     assert not errors, errors
 
 
@@ -203,3 +210,88 @@ def test_a_secret_table_answers_only_its_page_and_new_match_closes_it(
         [table, token],
     )
     assert closed == 404
+
+
+# -- the layout at a phone's, a tablet's, a laptop's and a wide screen's width (issue 37) ----------
+WIDTHS = (390, 768, 1280, 1920)
+_OVERFLOW = """(selector) => [...document.querySelectorAll(selector)].filter((e) => e.offsetParent)
+    .map((e) => { const r = e.getBoundingClientRect();
+      return {right: r.right, left: r.left, width: document.documentElement.clientWidth}; })"""
+_NAMES = """(selector) => [...document.querySelectorAll(selector)].filter((e) => e.offsetParent)
+    .map((e) => ({text: e.textContent, height: e.getBoundingClientRect().height,
+      line: parseFloat(getComputedStyle(e).lineHeight) || 1.25 * parseFloat(getComputedStyle(e).fontSize),
+      cut: e.scrollWidth > e.clientWidth + 1}))"""
+
+
+def _fits(page: Any, what: str) -> None:
+    """The document does not scroll sideways; every box of `.panel`, the felt, the score
+    sheet's box and the twins ends inside the window; every seat name is one line, uncut."""
+    doc = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert doc[0] <= doc[1], f"{what}: the page is {doc[0]} px wide in a {doc[1]} px window"
+    for box in page.evaluate(_OVERFLOW, ".panel, .table, #sheet, .twin, .twin .scroll, #hand"):
+        assert box["left"] >= -1 and box["right"] <= box["width"] + 1, (what, box)
+    names = page.evaluate(_NAMES, ".seat .name")
+    assert names, what
+    for name in names:  # one line: not wrapped letter by letter, nor word by word
+        assert name["height"] < 1.5 * name["line"], (what, name)
+        assert not name["cut"], (what, name)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_page_fits_the_screen(browser: Any, base_url: str, width: int) -> None:
+    errors: list[str] = []
+    pg = browser.new_page(viewport={"width": width, "height": 900})
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(30_000)
+    pg.goto(f"{base_url}/#play")
+    pg.wait_for_selector("#bot-partner option", state="attached")
+    pg.screenshot(path=str(SHOTS / f"layout-{width}-setup.png"), full_page=True)
+    doc = pg.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert doc[0] <= doc[1], doc
+    pg.select_option("#speed", "0")
+    for seat, bot in (("partner", "neural:selfplay.pt"), ("right", "heuristic-v1"),
+                      ("left", "heuristic")):  # fmt: skip
+        pg.select_option(f"#bot-{seat}", bot)
+    pg.fill("#seed", str(PLAYED_SEED))
+    pg.click("#start")
+    _idle(pg)
+    shot = False
+    while pg.get_attribute("#play", "data-phase") in ("bid", "play"):
+        if pg.is_visible("#bidpicker"):
+            pg.locator("#bidpicker button").first.click()
+        else:
+            if not shot and pg.locator("#trick .card").count() >= 2:
+                _fits(pg, f"play at {width} px")
+                pg.screenshot(path=str(SHOTS / f"layout-{width}-play.png"), full_page=True)
+                shot = True
+            pg.locator("#hand .card.legal").first.click()
+        _idle(pg)
+    assert shot
+    assert pg.locator("#sheet table.sheet tbody tr").count() == 1
+    _fits(pg, f"hand over at {width} px")
+    pg.screenshot(path=str(SHOTS / f"layout-{width}-hand-over.png"), full_page=True)
+
+    pg.click("#tab-watch")
+    pg.wait_for_selector("#w-matches tbody tr")
+    doc = pg.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert doc[0] <= doc[1], doc
+    pg.locator("#w-matches tbody tr").first.click()
+    pg.wait_for_selector("#twins .twin .table")
+    for _ in range(12):  # the deal, the bids and a trick and a half
+        pg.click("#r-next")
+    pg.screenshot(path=str(SHOTS / f"layout-{width}-replay.png"), full_page=True)
+    _fits(pg, f"replay at {width} px")
+    # the note column of each twin's sheet is shown whole: it ends inside its scrolling box
+    # (which scrolls only where the window is narrower than a sheet)
+    for cut in pg.evaluate("""() => [...document.querySelectorAll('.twin .scroll')].map((box) => {
+        const note = box.querySelector('tr:first-child th:last-child').getBoundingClientRect();
+        return note.right - box.getBoundingClientRect().right; })"""):
+        assert width < 768 or cut <= 1, (width, cut)
+    pg.close()
+    assert not errors, errors

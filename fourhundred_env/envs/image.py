@@ -1,8 +1,8 @@
 """The table as a picture: ``render_mode="rgb_array"`` of every environment.
 
 :func:`table_image` draws one table of a batch (the four seats with their score, bid, tricks
-and minimum bid, the seat to act outlined, the hands, the trick in the middle, the hand's
-dealer, target and required total) as an (H, W, 3) uint8 array. It needs Pillow (which the
+and minimum bid, the seat to act outlined, the hands, the trick in the middle with each card
+tagged by the seat that played it, the hand's dealer, target and required total) as an (H, W, 3) uint8 array. It needs Pillow (which the
 ``plots`` extra brings with matplotlib), imported on the first picture only, so an
 environment made with ``render_mode="rgb_array"`` costs nothing until it draws. Cards are
 drawn with DejaVu Sans (bundled with matplotlib, or the system's) so that the suit symbols
@@ -98,7 +98,8 @@ def _draw_hand(draw: Any, cards: list[str | None], x: int, y: int, per_row: int)
 
 def table_image(engine: Engine, state: State, index: int, viewer: int | None = None) -> np.ndarray:
     """(HEIGHT, WIDTH, 3) uint8 picture of table `index` of `state`: every seat's score, bid,
-    tricks and minimum bid, the trick, and `viewer`'s hand face up at the bottom with the
+    tricks and minimum bid, the trick (each card tagged with its seat: ``S3 led``, ``S0``), and
+    `viewer`'s hand face up at the bottom with the
     other hands face down (all four face up if `viewer` is None, seat 0 at the bottom).
     Seats go counter-clockwise in play order: the next seat to play sits on the right."""
     image_mod, draw_mod, _ = _pillow()
@@ -150,13 +151,28 @@ def table_image(engine: Engine, state: State, index: int, viewer: int | None = N
         if not shown:
             cards = [None] * len(cards)
         _draw_hand(draw, cards, hx, hy, per_row)
-    # the trick, each card pushed toward the seat that played it
+    # the trick, each card pushed toward the seat that played it and tagged with that seat
+    # (on the card's outer side; the first card's tag says it led)
     cx, cy = WIDTH // 2, HEIGHT // 2 + 6
     w, h = _TRICK_CARD
     offsets = {0: (0, 52), 1: (78, 0), 2: (0, -52), 3: (-78, 0)}
-    for seat, card in table.trick:
-        dx, dy = offsets[(seat - bottom) % 4]
-        _draw_card(draw, cx + dx - w // 2, cy + dy - h // 2, card, _TRICK_CARD)
+    for k, (seat, card) in enumerate(table.trick):
+        pos = (seat - bottom) % 4
+        dx, dy = offsets[pos]
+        x, y = cx + dx - w // 2, cy + dy - h // 2
+        _draw_card(draw, x, y, card, _TRICK_CARD)
+        you = " you" if viewer is not None and seat == viewer else ""
+        tag = f"S{seat}{you}" + (" led" if k == 0 else "")
+        anchor, at = {
+            0: ("mt", (x + w // 2, y + h + 5)),
+            1: ("lm", (x + w + 8, y + h // 2)),
+            2: ("mb", (x + w // 2, y - 5)),
+            3: ("rm", (x - 8, y + h // 2)),
+        }[pos]
+        box = draw.textbbox(at, tag, font=small, anchor=anchor)
+        draw.rounded_rectangle((box[0] - 4, box[1] - 3, box[2] + 4, box[3] + 3), 4,
+                               fill=(18, 50, 32))  # fmt: skip
+        draw.text(at, tag, font=small, fill=_LIGHT, anchor=anchor)
     if not table.trick:
         draw.text((cx, cy), "no trick on the table", font=small, fill=_LIGHT, anchor="mm")
     return np.asarray(image, dtype=np.uint8)

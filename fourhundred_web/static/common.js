@@ -82,7 +82,8 @@ function sheetTable(rows, names, current = null, compact = false) {
     p === null ? "–" : signed(p));
   const head = compact
     ? el("tr", {}, el("th", {}, "hand"), el("th", {}, "dealer"), el("th", {}, "need"),
-      seats.map((s) => el("th", { title: names ? names[s] : "" }, `S${s} bid/took pts → score`)),
+      seats.map((s) => el("th", { title: names ? `${names[s]}: bid/took, points → score` : "" },
+        `S${s}`)),
       el("th", {}, "note"))
     : el("tr", {}, el("th", {}, "hand"), el("th", {}, "dealer"), el("th", {}, "need"),
       seats.map((s) => el("th", { title: names ? names[s] : "" }, `bid S${s}`)),
@@ -104,6 +105,7 @@ function sheetTable(rows, names, current = null, compact = false) {
         seats.map((s) => el("td", { class: "score" }, r.scores[s]))],
     el("td", { class: "note" }, r.note || "")));
   return el("table", { class: `sheet${compact ? " compact" : ""}` },
+    compact ? el("caption", {}, "each seat: bid/took, points → score") : null,
     el("thead", {}, head), el("tbody", {}, body));
 }
 

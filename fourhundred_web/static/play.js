@@ -15,7 +15,8 @@ const Play = {
       const select = document.getElementById(id);
       for (const agent of options.agents) {
         select.append(el("option", { value: agent.spec, title: agent.description,
-          selected: agent.spec === options.default_bot }, agent.label));
+          selected: agent.spec === options.default_bot },
+        agent.note ? `${agent.label} — ${agent.note}` : agent.label));
       }
     }
     const rules = document.getElementById("rules");
@@ -138,7 +139,9 @@ const Play = {
     this.renderPrompt(s);
     this.renderHandOver(s);
     const sheet = document.getElementById("sheet");
-    sheet.replaceChildren(s.sheet.length ? sheetTable(s.sheet, s.names) : "No hand finished yet.");
+    const narrow = window.matchMedia("(max-width: 720px)").matches; // one cell per seat
+    sheet.replaceChildren(s.sheet.length ? sheetTable(s.sheet, s.names, null, narrow)
+      : "No hand finished yet.");
     document.getElementById("play").dataset.phase = s.phase;
   },
 
@@ -161,8 +164,10 @@ const Play = {
       box.className = `seat ${["bottom", "right", "top", "left"][pos]} team${seat % 2}` +
         (s.to_play === seat ? " turn" : "");
       box.dataset.seat = seat;
+      const name = you ? "You" : s.names[seat];
       box.replaceChildren(
-        el("div", { class: "name" }, `S${seat} ${you ? "You" : `${s.names[seat]} · ${role}`}`,
+        el("div", { class: "name", title: name }, el("span", { class: "who" }, `S${seat} ${name}`)),
+        el("div", { class: "role" }, you ? "your seat" : role,
           seat === s.dealer ? el("span", { class: "badge" }, "dealer") : null),
         el("div", { class: "stats" },
           el("span", {}, "score ", el("b", { class: "score" }, s.scores[seat])),

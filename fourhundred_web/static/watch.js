@@ -80,7 +80,7 @@ const Watch = {
         : `${g.a_won === null ? "unfinished" : g.a_won ? "A wins" : "B wins"} ` +
           `(${g.scores.join(" / ")}) in ${g.num_hands} hands`;
       body.append(el("tr", { "data-match": m.match_id, "data-pair": `${m.pair_a}|${m.pair_b}`,
-        onclick: () => this.load(m.pair_a, m.pair_b, m.match_id) },
+        onclick: () => this.load(m.pair, m.match_id) },
         el("td", {}, m.match_id),
         el("td", { class: "left" }, `${shortName(m.pair_a)} v ${shortName(m.pair_b)}`),
         el("td", { class: "left" }, twin(m.games[0])), el("td", { class: "left" }, twin(m.games[1])),
@@ -92,8 +92,7 @@ const Watch = {
     document.getElementById("w-more").hidden = this.offset >= data.total;
   },
 
-  async load(pairA, pairB, matchId) {
-    const index = this.summary.pairs.findIndex((p) => p[0] === pairA && p[1] === pairB);
+  async load(index, matchId) {
     document.getElementById("watch-list").hidden = true;
     document.getElementById("replay").hidden = false;
     document.getElementById("r-title").textContent = `Loading match ${matchId}…`;
@@ -292,7 +291,8 @@ const Watch = {
       const bid = bids[seat];
       felt.append(el("div", { class: `seat ${["bottom", "right", "top", "left"][pos]} team${seat % 2}`,
         "data-seat": seat },
-        el("div", { class: "name" }, `S${seat} ${names[seat]}`,
+        el("div", { class: "name", title: names[seat] },
+          el("span", { class: "who" }, `S${seat} ${names[seat]}`),
           seat === hand.dealer ? el("span", { class: "badge" }, "dealer") : null),
         el("div", { class: "stats" },
           el("span", {}, "score ", el("b", {}, scores[seat])),
