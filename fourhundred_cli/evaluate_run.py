@@ -43,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
     run = Path(args.run)
     if not (run / "config.yaml").is_file():
         raise FourHundredError(f"{args.run!r}: expected a run folder with config.yaml")
+    if not (run / "checkpoints").is_dir():  # a run of another library's example: one model
+        if args.ladder:
+            raise FourHundredError(
+                f"{args.run!r} has no snapshots (checkpoints/): add its model to the ladder "
+                "with fourhundred ladder add SPEC --db FILE"
+            )
+        return _final_model(args, run)
     config = load_config(run / "config.yaml")
     snapshots = sorted((run / "checkpoints").glob("policy_*.pt"))[:: max(1, args.every)]
     if not snapshots:
@@ -70,6 +77,35 @@ def run(args: argparse.Namespace) -> int:
             f"  points/hand {result['eval/points_per_hand']:+.2f}"
         )
     writer.close()
+    return 0
+
+
+def _final_model(args: argparse.Namespace, run: Path) -> int:
+    """Evaluate the one model of a run written by another library's example (the SB3 and
+    CleanRL examples: model.zip, or policy.pt with policy.json) against the opponent, and log
+    eval/* at the run's last step (its config's total_timesteps)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.libraries.agent import model_spec
+    from fourhundred_env.configs import load_yaml
+    from train.evaluate import evaluate_pair
+
+    meta = load_yaml(run / "config.yaml", "run config")
+    spec = model_spec(run)
+    opponent = args.opponent or str(meta.get("eval_opponent", "heuristic-v1"))
+    matches = args.matches or int(meta.get("eval_matches") or 100)
+    seed, step = int(meta.get("seed", 0)), int(meta.get("total_timesteps", 0))
+    print(f"{spec} against {opponent}, {matches} duplicate matches")
+    result = evaluate_pair(spec, opponent, matches, seed=seed * 1_000_003, rules="wiki",
+                           out_dir=run / "eval" / "posthoc_final", workers=args.workers)  # fmt: skip
+    with SummaryWriter(str(run)) as writer:
+        for key, value in result.items():
+            writer.add_scalar(key, value, step)
+    print(
+        f"  step {step:>8}: win rate {100 * result['eval/win_rate']:5.1f}% "
+        f"[{100 * result['eval/win_rate_low']:.1f}, {100 * result['eval/win_rate_high']:.1f}]"
+        f"  points/hand {result['eval/points_per_hand']:+.2f}"
+    )
     return 0
 
 

@@ -136,6 +136,24 @@ def test_plot_draws_both_runs(runs, tmp_path: Path) -> None:
     assert (sb3.scalars["losses/entropy"].values > 0).all()  # SB3's entropy_loss negated
 
 
+def test_evaluate_run_plays_the_model_of_either_run(runs, capsys) -> None:
+    import shutil
+
+    from fourhundred_cli import main
+    from train.plots import load_runs
+
+    for name in ("sb3", "cleanrl"):
+        run = runs[name].parent / f"{runs[name].name}_copy"  # the other tests' runs stay as made
+        shutil.copytree(runs[name], run)
+        assert main(["evaluate-run", str(run), "--opponent", "random", "--matches", "2",
+                     "--workers", "1"]) == 0  # fmt: skip
+        assert "win rate" in capsys.readouterr().out
+        (loaded,) = load_runs([run])
+        assert loaded.has("eval/win_rate") and loaded.has("eval/win_rate_low")
+        assert main(["evaluate-run", str(run), "--ladder", str(run / "l.sqlite")]) == 2
+        assert "fourhundred ladder add" in capsys.readouterr().err
+
+
 def test_match_results_plays_several_opponents(runs) -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
