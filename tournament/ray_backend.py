@@ -58,6 +58,7 @@ class RayCluster:
     address: str
 
     def close(self) -> None:
+        """Shut Ray down if this process started it (a cluster it joined keeps running)."""
         if self.started:
             self.ray.shutdown()
 

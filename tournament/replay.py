@@ -113,6 +113,7 @@ class ReplayedHand:
 
     @property
     def exact(self) -> bool:
+        """Whether the hand was replayed card by card and agreed with the database."""
         return self.record is not None and self.problem is None
 
 
@@ -127,6 +128,7 @@ class ReplayedGame:
 
     @property
     def exact(self) -> bool:
+        """Whether every hand was replayed card by card and agreed with the database."""
         return self.reason is None
 
 

@@ -112,6 +112,7 @@ class Ladder:
     is_ladder: bool  # False: a tournament database read as a ladder of one event
 
     def bot(self, label: str) -> LadderBot:
+        """The bot of label `label` (StopIteration if there is none)."""
         return next(b for b in self.bots if b.label == label)
 
     def active(self, upto: int | None = None) -> list[str]:
@@ -143,7 +144,7 @@ class Ladder:
         return {p: m for p, (e, m) in self.pairings.items() if e <= event}
 
     def specs(self) -> dict[str, str]:
-        """label -> spec of the versions whose label is not their spec."""
+        """The spec of each version whose label is not its spec (``SPEC@v2``), by label."""
         return {b.label: b.spec for b in self.bots if b.label != b.spec}
 
 

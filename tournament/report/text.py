@@ -103,7 +103,7 @@ def _format_pairwise(report: dict[str, Any]) -> list[str]:
 
 
 def _games_of(p: dict[str, Any]) -> str:
-    """ "N games", and of how many planned when the pairing is not complete."""
+    """The pairing's games as text: "N games", and of how many planned when incomplete."""
     planned = p.get("games_expected", p["games"])
     return f"{p['games']} games" + (f" (of {planned} planned)" if planned != p["games"] else "")
 
