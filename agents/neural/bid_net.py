@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.neural.network import MAX_HIDDEN, size_problem
 from agents.scripted.heuristic_bid import expected_tricks_kernel, hand_features
 from agents.scripted.heuristic_v1 import HeuristicV1Agent
 from agents.value.match_value import team_values
@@ -257,6 +258,25 @@ class BidNetConfig:
         """The fields by name, as the checkpoint stores them."""
         return asdict(self)
 
+    def num_parameters(self) -> int:
+        """The number of weights a BidNet of this shape has (worked out, not built; the
+        features version must be one of PER_BID_SIZES)."""
+        h, k = self.hidden, self.head
+        trunk = (SHARED_SIZE + 1) * h + (h + 1) * (h // 2)
+        head = (h // 2 + PER_BID_SIZES[self.bid_features] + 1) * k + (k + 1) * (k // 2)
+        out = (k // 2 + 1) * self.head_version + (2 if self.head_version == 2 else 0)
+        return trunk + head + out
+
+    def size_problem(self) -> str | None:
+        """What makes this shape too big to build (the field, its value and the bound
+        MAX_HIDDEN, or the number of weights above MAX_PARAMETERS; agents/neural/network.py),
+        or None: checked before anything is allocated."""
+        return size_problem(
+            {"hidden": (self.hidden, MAX_HIDDEN, "MAX_HIDDEN"),
+             "head": (self.head, MAX_HIDDEN, "MAX_HIDDEN")},
+            self,
+        )  # fmt: skip
+
 
 class BidNet(nn.Module):
     """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID_SIZES[version])) -> (logits (N, 66):
@@ -265,15 +285,18 @@ class BidNet(nn.Module):
     def __init__(self, config: BidNetConfig | None = None) -> None:
         super().__init__()
         self.config = c = config or BidNetConfig()
-        self.trunk = nn.Sequential(
-            nn.Linear(SHARED_SIZE, c.hidden), nn.ReLU(),
-            nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
-        )  # fmt: skip
         if c.head_version not in HEAD_VERSIONS or (c.head_version == 2 and c.bid_features < 2):
             raise ValueError(
                 f"head version {c.head_version} with bid features version {c.bid_features}: "
                 "expected 1, or 2 with features version 2 or later"
             )
+        problem = c.size_problem()
+        if problem is not None:  # before any weight is allocated
+            raise ValueError(f"network too big: {problem}")
+        self.trunk = nn.Sequential(
+            nn.Linear(SHARED_SIZE, c.hidden), nn.ReLU(),
+            nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
+        )  # fmt: skip
         self.bid_head = nn.Sequential(
             nn.Linear(c.hidden // 2 + PER_BID_SIZES[c.bid_features], c.head), nn.ReLU(),
             nn.Linear(c.head, c.head // 2), nn.ReLU(),

@@ -4,11 +4,17 @@ A checkpoint is a dict of tensors and plain values written by ``torch.save`` (by
 :mod:`train.checkpoint`) and read here with ``torch.load(..., weights_only=True)``, which
 never executes pickled code. It records the network config, the rules, ``OBS_VERSION`` and
 the package version. Every file that cannot be played is refused in one line naming the file
-and the problem, in our words (never torch's): missing, empty, truncated or not a torch file,
-holding more than tensors and plain values, missing keys, a network config with fields this
-version does not know, an input size other than the encoder's ``OBS_SIZE``, another
-observation layout, weights that do not fit or are not finite, or rules of another game (the
-conduct flags, time limits and ``auto_claim``, are not compared: ``Rules.game_differences``).
+and the problem, in our words (never torch's): missing, empty, larger than
+``MAX_CHECKPOINT_BYTES``, truncated, damaged (a member whose CRC-32 is wrong: torch checks
+none) or not a torch file, holding more than tensors and plain values, missing keys, a network
+config with fields this version does not know or sizes above the bounds of
+agents/neural/network.py (``MAX_HIDDEN``, ``MAX_LAYERS``, ``MAX_PARAMETERS``), an input size
+other than the encoder's ``OBS_SIZE``, another observation layout, weights that do not fit
+the config, of another dtype than ``WEIGHT_DTYPES`` or not finite, or rules of another game
+(the conduct flags, time limits and ``auto_claim``, are not compared:
+``Rules.game_differences``). Everything is checked before the network is built: the archive
+before torch reads it, the config's sizes before anything is allocated, the weights' shapes
+against a network built on torch's ``meta`` device (no memory).
 It lives beside the agent that plays it. A network config that records ``bid_features``
 is a bidding network (agents/neural/bid_net.py, another feature layout refused too); everything
 else is a PolicyValueNet.
@@ -25,13 +31,19 @@ from typing import Any
 
 import torch
 
-from agents.neural.files import model_file_kind
+from agents.neural.files import archive_problem, model_file_kind
 from agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
 from fourhundred_env.rules import Rules
 
 FORMAT = "fourhundred-policy-v1"
+MAX_CHECKPOINT_BYTES = 2**31
+"""The largest checkpoint file read (2 GiB): the weights of MAX_PARAMETERS are 128 MiB, a
+trainer's checkpoint (policy, critic, optimizer state) a few times that."""
+WEIGHT_DTYPES = (torch.float32, torch.bfloat16)
+"""The dtypes a checkpoint's weights may have: the trainer writes float32 (``save_policy``),
+bfloat16 is what the search's networks run in."""
 
 
 class CheckpointError(FourHundredError):
@@ -62,12 +74,28 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     size = path.stat().st_size
     if size == 0:
         raise CheckpointError(f"{where} is empty (0 bytes): expected a file written by fourhundred")
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(
+            f"{where} is {size:,} bytes: expected at most {MAX_CHECKPOINT_BYTES:,} "
+            "(MAX_CHECKPOINT_BYTES, agents/neural/checkpoint.py)"
+        )
     kind = model_file_kind(path)
     if kind in ("sb3", "manifest"):
         spec = "sb3" if kind == "sb3" else "torch"
         what = "a Stable-Baselines3 model zip" if kind == "sb3" else "a torch: policy manifest"
         raise CheckpointError(
             f"{where} is {what}, not a fourhundred checkpoint: play it as {spec}:{path}"
+        )
+    if kind == "other":  # torch.save has written zip archives since torch 1.6
+        raise CheckpointError(
+            f"{where} is unreadable or corrupt ({size} bytes, not a zip archive as torch.save "
+            "writes): expected a file written by fourhundred"
+        )
+    problem = archive_problem(path)
+    if problem is not None:  # torch checks no CRC: a damaged file would load and play
+        raise CheckpointError(
+            f"{where} is truncated or corrupt ({size} bytes; {problem}): expected a whole file "
+            "written by fourhundred"
         )
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
@@ -135,12 +163,15 @@ def load_policy(
     missing = [k for k in _POLICY_KEYS if k not in policy]
     if missing:
         raise CheckpointError(f"{where} lacks {missing}: expected the keys {list(_POLICY_KEYS)}")
+    version = policy["obs_version"]
+    if not isinstance(version, int) or isinstance(version, bool) or abs(version) >= 2**31:
+        raise CheckpointError(
+            f"{where}: obs_version={_short_repr(version)}: expected an integer layout version"
+        )
     try:
-        require_obs_version(int(policy["obs_version"]), where)
-    except (FourHundredError, TypeError, ValueError) as e:
-        raise CheckpointError(str(e) if isinstance(e, FourHundredError) else (
-            f"{where}: obs_version={policy['obs_version']!r}: expected an integer"
-        )) from None  # fmt: skip
+        require_obs_version(version, where)
+    except FourHundredError as e:
+        raise CheckpointError(str(e)) from None
     try:
         saved_rules = Rules.from_dict(policy["rules"])
     except (FourHundredError, TypeError, AttributeError) as e:
@@ -156,8 +187,9 @@ def load_policy(
                 f"{where} was trained under other rules: {listed}: expected a checkpoint trained "
                 "for these rules (time limits and auto_claim are not compared)"
             )
-    net = _build_net(policy["net"], where)
-    _check_weights(policy["state_dict"], where)
+    cls, config = _net_class(policy["net"], where)
+    _check_weights(policy["state_dict"], cls, config, where)
+    net = cls(config)  # within the bounds, and the weights known to fit
     try:
         net.load_state_dict(policy["state_dict"])
     except (RuntimeError, TypeError, AttributeError) as e:
@@ -186,11 +218,12 @@ def _items(diff: Mapping[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
     return [(k, a, b) for k, (a, b) in sorted(diff.items())]
 
 
-def _build_net(values: Any, where: str) -> Any:
-    """The network a checkpoint's ``net`` config describes: a PolicyValueNet, or a BidNet
-    (agents/neural/bid_net.py) when it records ``bid_features``."""
+def _net_class(values: Any, where: str) -> tuple[type, Any]:
+    """(the class, its config) a checkpoint's ``net`` config describes: a PolicyValueNet, or a
+    BidNet (agents/neural/bid_net.py) when it records ``bid_features``. Nothing is built: the
+    layout versions and every size are checked first (the bounds of agents/neural/network.py)."""
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.neural.bid_net import PER_BID_SIZES, BidNet, BidNetConfig
+        from agents.neural.bid_net import HEAD_VERSIONS, PER_BID_SIZES, BidNet, BidNetConfig
 
         config = _shape(BidNetConfig, values, where, "bidding network")
         if config.obs_size != OBS_SIZE or config.bid_features not in PER_BID_SIZES:
@@ -200,14 +233,27 @@ def _build_net(values: Any, where: str) -> Any:
                 f"bid features version {config.bid_features}: expected {OBS_SIZE} and "
                 f"{versions}, this version's (retrain, or use the release it was made with)"
             )
-        try:
-            return BidNet(config)
-        except ValueError as e:  # a head it cannot build
+        hv = config.head_version
+        if hv not in HEAD_VERSIONS or (hv == 2 and config.bid_features < 2):
             raise CheckpointError(
-                f"{where}: its bidding network has {e} (retrain, or use the release it was "
-                "made with)"
-            ) from None
-    return PolicyValueNet(_net_config(values, where))
+                f"{where}: its bidding network has head version {hv} with bid features "
+                f"version {config.bid_features}: expected 1, or 2 with features version 2 or "
+                "later (retrain, or use the release it was made with)"
+            )
+        _require_size(config, where, "bidding network")
+        return BidNet, config
+    config = _net_config(values, where)
+    _require_size(config, where, "network")
+    return PolicyValueNet, config
+
+
+def _require_size(config: Any, where: str, what: str) -> None:
+    """Refuse (one line: the field, its value and the bound) a config too big to build."""
+    problem = config.size_problem()
+    if problem is not None:
+        raise CheckpointError(
+            f"{where}: its {what} config asks for {problem}, the bound in agents/neural/network.py"
+        )
 
 
 def _shape(cls: type, values: Any, where: str, what: str = "network") -> Any:
@@ -223,7 +269,9 @@ def _shape(cls: type, values: Any, where: str, what: str = "network") -> Any:
             f"checkpoint from a newer fourhundred?): expected some of {known}"
         )
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values.values()):
-        raise CheckpointError(f"{where}: net={dict(values)!r}: expected positive integers")
+        raise CheckpointError(
+            f"{where}: net={_short_repr(dict(values))}: expected positive integers"
+        )
     return cls(**values)
 
 
@@ -239,8 +287,9 @@ def _net_config(values: Any, where: str) -> NetConfig:
     return config
 
 
-def _check_weights(state_dict: Any, where: str) -> None:
-    """Every weight a tensor of finite numbers."""
+def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
+    """Every weight a dense tensor of one of WEIGHT_DTYPES, named and shaped as in a `cls` of
+    `config` (built on the meta device: no memory), and finite."""
     if not isinstance(state_dict, Mapping):
         raise CheckpointError(
             f"{where}: state_dict is not a mapping: expected the network's weights"
@@ -248,9 +297,45 @@ def _check_weights(state_dict: Any, where: str) -> None:
     for name, tensor in state_dict.items():
         if not isinstance(tensor, torch.Tensor):
             raise CheckpointError(f"{where}: weight {name!r} is not a tensor: expected tensors")
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+        if tensor.layout != torch.strided or tensor.dtype not in WEIGHT_DTYPES:
+            kind = str(tensor.dtype if tensor.layout == torch.strided else tensor.layout)
+            allowed = " or ".join(str(d).removeprefix("torch.") for d in WEIGHT_DTYPES)
+            raise CheckpointError(
+                f"{where}: weight {name!r} is {kind.removeprefix('torch.')}: expected {allowed} "
+                "(WEIGHT_DTYPES), as the trainer writes"
+            )
+    with torch.device("meta"):
+        shapes = {k: tuple(v.shape) for k, v in cls(config).state_dict().items()}
+    missing = [k for k in shapes if k not in state_dict]
+    unexpected = [k for k in state_dict if k not in shapes]
+    wrong = [k for k in shapes if k in state_dict and tuple(state_dict[k].shape) != shapes[k]]
+    if missing or unexpected or wrong:
+        if wrong:
+            k = wrong[0]
+            what = f"weight {k!r} is {_dims(state_dict[k].shape)}, the config's {_dims(shapes[k])}"
+        else:
+            what = f"missing {missing[:3]}" if missing else f"unexpected {unexpected[:3]}"
+        raise CheckpointError(
+            f"{where}: its weights do not fit its network config ({what}): expected the "
+            "weights the trainer saved with that config"
+        )
+    for name, tensor in state_dict.items():
+        if not bool(torch.isfinite(tensor).all()):
             bad = int((~torch.isfinite(tensor)).sum())
             raise CheckpointError(
                 f"{where}: weight {name!r} holds {bad} non-finite value(s) (NaN or infinity): "
                 "expected finite weights (a diverged run?)"
             )
+
+
+def _short_repr(value: Any) -> str:
+    """repr(value) cut to 120 characters (an int too long to print shown by its length)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more than 4,300 digits
+        text = f"<{type(value).__name__} too long to print>"
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _dims(shape: Any) -> str:
+    return "x".join(map(str, shape)) or "a scalar"

@@ -1,7 +1,8 @@
 """What a model file is, told from its first bytes and its zip directory (no torch, nothing
 unpickled), so that each loader can refuse another library's file by naming the spec that
 plays it: ``neural:model.zip`` says it is a Stable-Baselines3 model (``sb3:``), ``sb3:policy.pt``
-that it is a torch file.
+that it is a torch file. :func:`archive_problem` checks a torch file's archive whole before
+torch reads any of it.
 """
 
 from __future__ import annotations
@@ -36,3 +37,36 @@ def model_file_kind(path: str | Path) -> FileKind:
     if any(n.endswith("/data.pkl") for n in names):
         return "torch"
     return "zip"
+
+
+def archive_problem(path: str | Path) -> str | None:
+    """Why the zip archive at `path` cannot be trusted, in one phrase, or None when every member
+    is stored uncompressed (as ``torch.save`` writes them, so nothing read is larger than the
+    file), named once, and reads back with its CRC-32 right. torch itself checks no CRC: a file
+    with bytes overwritten in a tensor loads with the wrong weights."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            seen: set[str] = set()
+            for info in z.infolist():
+                name = info.filename
+                if name in seen:
+                    return f"its member {name!r} appears twice"
+                seen.add(name)
+                if info.compress_type != zipfile.ZIP_STORED:
+                    return (
+                        f"its member {name!r} is compressed (method {info.compress_type}), "
+                        "which torch.save never does"
+                    )
+                try:
+                    with z.open(info) as member:  # the ZipInfo, not the name: duplicates
+                        while member.read(1 << 20):
+                            pass
+                except zipfile.BadZipFile as e:
+                    if "CRC" in str(e):
+                        return f"its member {name!r} fails its CRC-32 check"
+                    return f"its member {name!r} is damaged ({str(e)[:120]})"
+    except zipfile.BadZipFile as e:
+        return f"not a whole zip archive: {e}"
+    except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+        return f"its zip archive cannot be read: {type(e).__name__}: {str(e)[:120]}"
+    return None

@@ -21,6 +21,14 @@ from fourhundred_env.observation import OBS_FIELDS, OBS_SIZE
 
 _BID_PHASE = OBS_FIELDS["phase"].start  # phase one-hot: bid, play, hand_over, match_over
 MASKED = -1e9  # logit of an illegal action: exp() underflows to exactly 0 in float32
+MAX_HIDDEN = 4096
+"""Widest layer a network may have (NetConfig.hidden; BidNetConfig.hidden and head too)."""
+MAX_LAYERS = 32
+"""Most hidden layers a PolicyValueNet's trunk may have (NetConfig.layers)."""
+MAX_PARAMETERS = 2**25
+"""Most weights a network may have (33,554,432: 128 MiB in float32; the bundled networks have
+under 300,000). These bounds are checked on a config before any network is built from it, so a
+checkpoint whose config names a size of gigabytes is refused without allocating it."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,48 @@ class NetConfig:
         """The fields by name, as the checkpoint stores them."""
         return asdict(self)
 
+    def num_parameters(self) -> int:
+        """The number of weights a PolicyValueNet of this shape has (worked out, not built)."""
+        width, total = self.obs_size, 0
+        for _ in range(self.layers):
+            total += (width + 1) * self.hidden
+            width = self.hidden
+        return total + (width + 1) * NUM_ACTIONS + width + 1  # play and bid heads, value head
+
+    def size_problem(self) -> str | None:
+        """What makes this shape too big to build (the field, its value and the bound, or the
+        number of weights), or None: checked before anything is allocated."""
+        return size_problem(
+            {"hidden": (self.hidden, MAX_HIDDEN, "MAX_HIDDEN"),
+             "layers": (self.layers, MAX_LAYERS, "MAX_LAYERS")},
+            self,
+        )  # fmt: skip
+
+
+def size_problem(bounds: dict[str, tuple[int, int, str]], config: object) -> str | None:
+    """The first of `bounds` (field -> (value, bound, the bound's name)) exceeded, else the
+    number of weights (``config.num_parameters()``) if above MAX_PARAMETERS, in one phrase;
+    None if the shape is within every bound."""
+    for field, (value, bound, name) in bounds.items():
+        if value > bound:
+            return f"{field}={_number(value)}: expected at most {bound} ({name})"
+    count = config.num_parameters()  # type: ignore[attr-defined]
+    if count > MAX_PARAMETERS:
+        sizes = ", ".join(f"{field}={value}" for field, (value, _, _) in bounds.items())
+        return (
+            f"{_number(count)} weights ({sizes}): expected at most {MAX_PARAMETERS:,} "
+            "(MAX_PARAMETERS)"
+        )
+    return None
+
+
+def _number(value: int) -> str:
+    """`value` in digits (with thousands separators past 9999), or its power of two when it is
+    too long to print (Python refuses to print an int of more than 4,300 digits)."""
+    if value.bit_length() > 64:
+        return f"about 2**{value.bit_length() - 1}"
+    return f"{value:,}" if value > 9999 else str(value)
+
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Logits (N, 66) with illegal actions (mask False/0) set to a huge negative number."""
@@ -51,6 +101,9 @@ class PolicyValueNet(nn.Module):
         super().__init__()
         self.config = config or NetConfig()
         c = self.config
+        problem = c.size_problem()
+        if problem is not None:  # before any weight is allocated
+            raise ValueError(f"network too big: {problem}")
         layers: list[nn.Module] = []
         width = c.obs_size
         for _ in range(c.layers):
