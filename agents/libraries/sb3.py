@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.neural.checkpoint import CheckpointError, resolve_checkpoint
+from agents.neural.checkpoint import CheckpointError, require_same_game, resolve_checkpoint
 from agents.neural.files import model_file_kind
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
@@ -235,14 +235,7 @@ def _check_stamp(stamp: Any, rules: Rules | None, where: str) -> dict[str, Any]:
         raise CheckpointError(str(e) if isinstance(e, FourHundredError) else (
             f"{where}: its 'fourhundred' entry is unreadable ({e}): expected obs_version and rules"
         )) from None  # fmt: skip
-    if rules is not None:
-        diff = saved.game_differences(rules)
-        if diff:
-            listed = ", ".join(f"{k}={a!r} (here {b!r})" for k, (a, b) in sorted(diff.items()))
-            raise CheckpointError(
-                f"{where} was trained under other rules: {listed}: expected a model trained "
-                "for these rules (time limits and auto_claim are not compared)"
-            )
+    require_same_game(saved, rules, where, "a model")
     return {"stamped": True, "obs_version": int(stamp["obs_version"]), "rules": saved.to_dict()}
 
 

@@ -35,8 +35,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.checkpoint import CheckpointError, read_checkpoint, resolve_checkpoint
-from agents.neural.files import model_file_kind
+from agents.neural.checkpoint import (
+    CheckpointError,
+    read_checkpoint,
+    require_same_game,
+    resolve_checkpoint,
+)
+from agents.neural.files import archive_problem, model_file_kind
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, OBS_VERSION, require_obs_version
@@ -243,20 +248,19 @@ def _check_manifest(manifest: dict[str, Any], rules: Rules | None, where: str) -
         saved = Rules.from_dict(manifest["rules"])
     except (FourHundredError, TypeError, AttributeError) as e:
         raise CheckpointError(f"{where} records rules this version cannot read ({e})") from None
-    if rules is not None:
-        diff = saved.game_differences(rules)
-        if diff:
-            listed = ", ".join(f"{k}={a!r} (here {b!r})" for k, (a, b) in sorted(diff.items()))
-            raise CheckpointError(
-                f"{where} was trained under other rules: {listed}: expected a policy trained "
-                "for these rules (time limits and auto_claim are not compared)"
-            )
+    require_same_game(saved, rules, where, "a policy")
     return saved
 
 
 def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
     if not path.is_file():
         raise CheckpointError(f"{where}: its weights {str(path)!r} do not exist: expected a file")
+    problem = archive_problem(path)
+    if problem is not None:  # torch checks no CRC: a damaged file would load and play
+        raise CheckpointError(
+            f"{where}: its weights {str(path)!r} are truncated or corrupt ({problem}): expected "
+            "a whole file written by torch.save"
+        )
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds for damaged files

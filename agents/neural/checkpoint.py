@@ -179,14 +179,7 @@ def load_policy(
             f"{where} records rules this version cannot read ({e}): expected the rules flags of "
             "fourhundred (a checkpoint from a newer version?)"
         ) from None
-    if rules is not None:
-        diff = saved_rules.game_differences(rules)
-        if diff:
-            listed = ", ".join(f"{k}={a!r} (here {b!r})" for k, a, b in _items(diff))
-            raise CheckpointError(
-                f"{where} was trained under other rules: {listed}: expected a checkpoint trained "
-                "for these rules (time limits and auto_claim are not compared)"
-            )
+    require_same_game(saved_rules, rules, where, "a checkpoint")
     cls, config = _net_class(policy["net"], where)
     _check_weights(policy["state_dict"], cls, config, where)
     net = cls(config)  # within the bounds, and the weights known to fit
@@ -214,8 +207,16 @@ def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
     return net
 
 
-def _items(diff: Mapping[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
-    return [(k, a, b) for k, (a, b) in sorted(diff.items())]
+def require_same_game(saved: Rules, rules: Rules | None, where: str, what: str) -> None:
+    """Refuse (CheckpointError, one line) a model whose recorded rules `saved` play another
+    game than `rules` (None: anything goes); `what` names the kind ("a checkpoint")."""
+    diff = {} if rules is None else saved.game_differences(rules)
+    if diff:
+        listed = ", ".join(f"{k}={a!r} (here {b!r})" for k, (a, b) in sorted(diff.items()))
+        raise CheckpointError(
+            f"{where} was trained under other rules: {listed}: expected {what} trained for "
+            "these rules (time limits and auto_claim are not compared)"
+        )
 
 
 def _net_class(values: Any, where: str) -> tuple[type, Any]:
