@@ -68,9 +68,9 @@ def cached_entry_point(table: dict[Any, Callable[..., Any]], key: Any, dispatche
 
 
 def helper(fn: F) -> F:
-    """A function the kernels call, compiled once and cached; LLVM inlines the small ones.
-    (Forcing numba to inline every helper into every kernel made the first start after an
-    install take 37 s instead of 11 s, for no measurable speed.)"""
+    """A function the kernels call, compiled once and cached; LLVM inlines the small ones."""
+    # not numba's inline="always": inlining every helper into every kernel makes the first
+    # start after an install several times slower, for no measurable speed (BENCHMARKS.md)
     return _keyed_on_sources(njit(cache=True)(fn), fn)
 
 

@@ -18,6 +18,8 @@ from fourhundred_env.errors import CardError, short
 
 
 class Suit(IntEnum):
+    """The four suits, numbered as in card ids (``card // 13``); hearts are always trump."""
+
     CLUBS = 0
     DIAMONDS = 1
     SPADES = 2
@@ -45,14 +47,17 @@ FULL_DECK = U64((1 << NUM_CARDS) - 1)
 
 
 def card_id(suit: int, rank: int) -> int:
+    """Card id ``13 * suit + rank`` of suit 0..3 and rank 0..12 (not range-checked)."""
     return 13 * int(suit) + int(rank)
 
 
 def card_suit(card: int) -> int:
+    """Suit 0..3 of card id `card` (``card // 13``; not range-checked)."""
     return int(card) // 13
 
 
 def card_rank(card: int) -> int:
+    """Rank 0..12 (0 the 2, 12 the ace) of card id `card` (``card % 13``; not range-checked)."""
     return int(card) % 13
 
 

@@ -281,7 +281,6 @@ def config_path(name_or_path: str | Path, kind: str | None = None) -> Path:
 
 def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
     """The mapping in a YAML file; a missing, malformed or non-mapping file raises ConfigError."""
-
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{what} file {str(p)!r} does not exist")

@@ -111,12 +111,12 @@ if JIT:
 
     @helper
     def wrapping_add(a: np.uint64, b: np.uint64) -> np.uint64:
-        """a + b modulo 2**64."""
+        """`a` + `b` modulo 2**64."""
         return a + b
 
     @helper
     def wrapping_mul(a: np.uint64, b: np.uint64) -> np.uint64:
-        """a * b modulo 2**64."""
+        """`a` * `b` modulo 2**64."""
         return a * b
 
 else:  # numpy scalars refuse or warn on the wrap-around that is the point: Python ints here
@@ -133,11 +133,11 @@ else:  # numpy scalars refuse or warn on the wrap-around that is the point: Pyth
         return U64(int(x) & _MASK)
 
     def wrapping_add(a: np.uint64, b: np.uint64) -> np.uint64:
-        """a + b modulo 2**64."""
+        """`a` + `b` modulo 2**64."""
         return U64((int(a) + int(b)) & _MASK)
 
     def wrapping_mul(a: np.uint64, b: np.uint64) -> np.uint64:
-        """a * b modulo 2**64."""
+        """`a` * `b` modulo 2**64."""
         return U64((int(a) * int(b)) & _MASK)
 
 
@@ -360,7 +360,8 @@ def legal_set(t: np.ndarray, r: np.ndarray) -> np.uint64:
 
 @kernel
 def legal_sets(s: np.ndarray, rules: np.ndarray, legal: np.ndarray, playing: np.ndarray) -> None:
-    """legal (B,) uint64 and playing (B,) bool: see `legal_set`."""
+    """Fill `legal` (B,) uint64 with each table's `legal_set` and `playing` (B,) bool with
+    whether the table is in the play phase."""
     r = rules[0]
     for i in range(s.shape[0]):
         legal[i] = legal_set(s[i], r)
@@ -381,7 +382,7 @@ def write_mask(t: np.ndarray, r: np.ndarray, row: np.ndarray) -> None:
 
 @kernel
 def legal_mask(s: np.ndarray, rules: np.ndarray, out: np.ndarray) -> None:
-    """out (B, 66) bool or int8: 1 at each table's legal actions."""
+    """Fill `out` (B, 66) bool or int8 with each table's legal-action mask (1 legal, else 0)."""
     r = rules[0]
     for i in range(s.shape[0]):
         write_mask(s[i], r, out[i])
@@ -390,8 +391,8 @@ def legal_mask(s: np.ndarray, rules: np.ndarray, out: np.ndarray) -> None:
 @kernel
 def random_actions(s: np.ndarray, rules: np.ndarray, u: np.ndarray, max_bid: int,
                    out: np.ndarray) -> None:  # fmt: skip
-    """out (B,) int64: the legal action of rank ``floor(u * n)`` among each table's n legal
-    actions (u (B,) uniforms in [0, 1)), bids capped at `max_bid` (< 1: no cap); -1 where
+    """`out` (B,) int64: the legal action of rank ``floor(u * n)`` among each table's n legal
+    actions (`u` (B,) uniforms in [0, 1)), bids capped at `max_bid` (< 1: no cap); -1 where
     nothing is pending."""
     r = rules[0]
     cap = ((ONE << U64(max(1, min(13, max_bid)))) - ONE) | REDEAL_BIT
@@ -471,6 +472,8 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
 
 @helper
 def throw_in(t: np.ndarray) -> None:
+    """End table record `t`'s hand unplayed: no points for anyone, the deal passes to the
+    left, phase HAND_OVER."""
     t["thrown_in"] = 1
     for seat in range(4):
         t["hand_points"][seat] = 0
@@ -481,6 +484,10 @@ def throw_in(t: np.ndarray) -> None:
 
 @helper
 def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
+    """Record the bid (action 52..64) or redeal request (65, which throws the hand in) of the
+    seat to play at table `t`. After the fourth bid the hand is played (phase PLAY, then an
+    auto-claim if the rules allow it) or thrown in (`hand_is_played`). The action must be
+    legal: nothing is checked."""
     seat = t["to_play"] & 3
     redeal = action == REDEAL_ACTION
     t["bids"][seat] = 0 if redeal else action - BID_OFFSET
@@ -502,6 +509,9 @@ def apply_bid(t: np.ndarray, action: int, r: np.ndarray) -> None:
 
 @helper
 def apply_card(t: np.ndarray, card: int, r: np.ndarray) -> None:
+    """Play card id `card` (0..51) from the hand of the seat to play at table `t` into the
+    trick, noting a failure to follow suit; the fourth card finishes the trick. The card
+    must be legal: nothing is checked."""
     seat = t["to_play"] & 3
     t["hand_set"][seat] &= ~bit(card)
     suit = card // 13
@@ -519,6 +529,9 @@ def apply_card(t: np.ndarray, card: int, r: np.ndarray) -> None:
 
 @helper
 def finish_trick(t: np.ndarray, r: np.ndarray) -> None:
+    """Give table `t`'s full trick to its highest heart, else highest card of the suit led;
+    the winner leads next. Then an auto-claim if the rules allow it, and after the 13th
+    trick the hand is scored (`score_hand`)."""
     led = t["led_suit"]
     cards = t["trick_cards"]
     winner = 0
@@ -568,6 +581,9 @@ def auto_claim(t: np.ndarray) -> None:
 
 @helper
 def score_hand(t: np.ndarray, r: np.ndarray) -> None:
+    """Score table `t`'s hand as it stands: each seat gains its bid's value if it took at
+    least its bid in tricks and did not forfeit, else loses it. The deal passes to the left
+    and `end_of_game` sets the winner and target: phase MATCH_OVER or HAND_OVER."""
     before = t["scores_before"]
     scores = t["scores"]
     for seat in range(4):
@@ -661,10 +677,10 @@ def score_hands(s: np.ndarray, index: np.ndarray, rules: np.ndarray) -> None:
 
 @kernel
 def sample_mask(mask: np.ndarray, u: np.ndarray, empty: int, out: np.ndarray) -> None:
-    """out[i] = the index of the floor(u[i] * n)-th nonzero entry of row i of `mask` (K, A)
+    """`out[i]` = the index of the floor(u[i] * n)-th nonzero entry of row i of `mask` (K, A)
     (A <= 128, any integer or bool dtype), n its number of nonzero entries: a uniform draw
-    over the row; `empty` for an empty row. (The row is packed into two uint64 words first:
-    several times faster than scanning it twice.)"""
+    over the row; `empty` for an empty row. `u` (K,) float64 in [0, 1), `out` (K,) int64.
+    The row is packed into two uint64 words first (one pass over the mask)."""
     width = mask.shape[1]
     for i in range(mask.shape[0]):
         row = mask[i]

@@ -73,10 +73,12 @@ class ObsField(NamedTuple):
 
     @property
     def stop(self) -> int:
+        """Index one past the field's last entry, ``start + size``."""
         return self.start + self.size
 
     @property
     def slice(self) -> slice:
+        """``slice(start, stop)``: the field's entries of an observation vector."""
         return slice(self.start, self.stop)
 
 

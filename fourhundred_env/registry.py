@@ -34,9 +34,11 @@ ENTRY_POINT_GROUP = "fourhundred.agents"
 class AgentLike(Protocol):
     """What the core and the environments need of a bot (``agents.protocol.Agent`` is one)."""
 
-    def reset(self, num_tables: int) -> None: ...
+    def reset(self, num_tables: int) -> None:
+        """Start new matches on a batch of `num_tables` tables."""
 
-    def act(self, view: Any) -> np.ndarray: ...
+    def act(self, view: Any) -> np.ndarray:
+        """(K,) int64 legal actions, one per table of `view` (a SeatView of K tables)."""
 
 
 @dataclass(frozen=True)

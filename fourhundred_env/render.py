@@ -25,10 +25,18 @@ class TableLike(Protocol):
     trick: list[tuple[int, str]]
 
     def _hand_dealer(self) -> int: ...
-    def required_total(self) -> int: ...
-    def min_bid(self, seat: int) -> int: ...
-    def hand_text(self, seat: int) -> str: ...
-    def legal(self) -> list[str]: ...
+
+    def required_total(self) -> int:
+        """Required total of bids of the current (or next) hand."""
+
+    def min_bid(self, seat: int) -> int:
+        """Lowest bid `seat` may make in the current hand."""
+
+    def hand_text(self, seat: int) -> str:
+        """Cards `seat` still holds, as one line of text (``cards.hand_text``)."""
+
+    def legal(self) -> list[str]:
+        """Legal actions of the seat to play, as text; empty between hands."""
 
 
 SEAT_NAMES = ("S0", "S1", "S2", "S3")

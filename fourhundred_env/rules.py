@@ -74,6 +74,7 @@ class Rules:
     """Hard per-move limit: a bot slower than this has its contract scored as missed."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Rules:
+        """Rules with the given flags; a keyword that is no rules flag raises RulesError."""
         unknown = sorted(set(kwargs) - {f.name for f in fields(cls)})
         if unknown:
             raise RulesError(

@@ -98,6 +98,7 @@ class State(RecordBatch):
 
     @property
     def batch_size(self) -> int:
+        """Number of tables B."""
         return self.records.shape[0]
 
     def __repr__(self) -> str:

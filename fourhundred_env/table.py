@@ -117,7 +117,7 @@ class Table:
     # -- what the table shows ---------------------------------------------------------------
     @property
     def phase(self) -> str:
-        """ "bid", "play", "hand_over" or "match_over"."""
+        """The phase: "bid", "play", "hand_over" or "match_over"."""
         return phase_name(self.state.phase[0])
 
     @property
@@ -127,6 +127,7 @@ class Table:
 
     @property
     def scores(self) -> Scores:
+        """Scores of seats 0..3."""
         return tuple(int(s) for s in self.state.scores[0])  # type: ignore[return-value]
 
     @property
@@ -142,6 +143,7 @@ class Table:
 
     @property
     def tricks_won(self) -> Scores:
+        """Tricks each seat has taken in the current (or last) hand."""
         return tuple(int(t) for t in self.state.tricks_won[0])  # type: ignore[return-value]
 
     @property
@@ -151,10 +153,12 @@ class Table:
 
     @property
     def target(self) -> int:
+        """Score a player needs for the team to win (it may rise when both teams qualify)."""
         return int(self.state.target[0])
 
     @property
     def winner(self) -> int | None:
+        """Winning team, 0 or 1, once the match is over; None until then."""
         w = int(self.state.winner[0])
         return None if w < 0 else w
 
@@ -184,6 +188,7 @@ class Table:
         ]
 
     def hand_text(self, seat: int) -> str:
+        """Cards `seat` (0..3, else FourHundredError) still holds, as one line of text."""
         seat = self._seat(seat)
         self._checked()
         return hand_text(self.state.hand_set[0, seat])
@@ -362,9 +367,12 @@ class Table:
 
     # -- text -------------------------------------------------------------------------------
     def score_sheet(self) -> str:
+        """The match so far, hand by hand (``render.score_sheet``)."""
         return score_sheet(self.history, self.rules)
 
     def render(self, viewer: int | None = None) -> str:
+        """One screen of the table showing every hand, or only seat `viewer`'s (0..3, else
+        FourHundredError)."""
         if viewer is not None:
             self._seat(viewer)
         self._checked()

@@ -55,6 +55,7 @@ class SeatView(RecordBatch):
 
     @property
     def size(self) -> int:
+        """Number of tables K in the view."""
         return self.records.shape[0]
 
     def __repr__(self) -> str:
