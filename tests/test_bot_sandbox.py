@@ -237,3 +237,17 @@ def test_the_plan_binds_the_program_and_its_folder_only(tmp_path: Path) -> None:
     module = sandbox.plan([sys.executable, "-m", "my_bot"], cwd=str(tmp_path),
                           hidden=[str(tmp_path / "runs")])  # fmt: skip
     assert str(tmp_path) in module.read_only and not module.make_cwd
+
+
+def test_a_version_managers_shim_gets_the_managers_tree(tmp_path: Path, monkeypatch) -> None:
+    """`python bot.py` found on PATH as a pyenv (or rbenv) shim: the shim runs the manager's
+    libexec and versions, so the plan binds the manager's whole tree."""
+    manager = tmp_path / "pyenv"
+    (manager / "libexec").mkdir(parents=True)
+    (manager / "shims").mkdir()
+    shim = manager / "shims" / "python"
+    shim.write_text('#!/bin/sh\nexec "$0" "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{manager / 'shims'}{os.pathsep}{os.environ['PATH']}")
+    p = sandbox.plan(["python", str(SIMPLE)], cwd=str(tmp_path / "out"), hidden=[])
+    assert str(manager) in p.read_only and str(SIMPLE.parent) in p.read_only

@@ -123,9 +123,12 @@ def _is_system(path: str) -> bool:
 
 def _prefix(path: str) -> str:
     """The folder to bind for a program at `path`: an installation's prefix for
-    ``PREFIX/bin/prog`` (a venv, a Python, a Node), else the program's own folder."""
+    ``PREFIX/bin/prog`` (a venv, a Python, a Node) or ``PREFIX/shims/prog`` (pyenv, rbenv),
+    else the program's own folder."""
     folder = os.path.dirname(path)
     parent = os.path.dirname(folder)
+    if os.path.basename(folder) == "shims" and os.path.isdir(os.path.join(parent, "libexec")):
+        return parent  # a version manager's shim (pyenv, rbenv): it runs the manager's own tree
     if (
         os.path.basename(folder) == "bin"
         and parent != "/"
