@@ -137,6 +137,17 @@ def percent_axis(ax: Any) -> None:
     ax.yaxis.set_major_formatter(PercentFormatter(100))
 
 
+def panel(ax: Any, axis: Axis, runs: Sequence[Run], tag: str, weight: float,
+          scale: float = 1.0) -> bool:  # fmt: skip
+    """Every run's curve of `tag` on `ax` in its colour, or the note that no run logged it;
+    whether any curve was drawn."""
+    drawn = [curve(ax, axis, run, tag, COLORS[i % len(COLORS)], weight, scale=scale)
+             for i, run in enumerate(runs)]  # fmt: skip
+    if not any(drawn):
+        not_logged(ax, tag)
+    return any(drawn)
+
+
 def not_logged(ax: Any, tag: str) -> None:
     """A panel without curves says that no run logged `tag`."""
     ax.text(0.5, 0.5, f"{tag}\nnot logged", transform=ax.transAxes, ha="center", va="center",

@@ -9,11 +9,9 @@ from typing import Any
 
 from tournament.figures import new_figure
 from train.plots.curves import (
-    COLORS,
     Axis,
-    curve,
     legend,
-    not_logged,
+    panel,
     percent_axis,
     smoothing_note,
     smoothing_weight,
@@ -40,12 +38,7 @@ def figure_episodes(runs: Sequence[Run], smoothing: float | None = None) -> Any 
     for ax, (tag, title, ylabel, scale) in zip(axes, panels, strict=True):
         weight = smoothing_weight(runs, tag, smoothing)
         notes.append(weight)
-        drawn = [
-            curve(ax, axis, run, tag, COLORS[i % len(COLORS)], weight, scale=scale)
-            for i, run in enumerate(runs)
-        ]
-        if not any(drawn):
-            not_logged(ax, tag)
+        panel(ax, axis, runs, tag, weight, scale=scale)
         if scale == 100.0:
             ax.set_ylim(0, 100)
             percent_axis(ax)

@@ -15,7 +15,7 @@ from train.plots.curves import (
     curve,
     ema,
     legend,
-    not_logged,
+    panel,
     percent_axis,
     smoothing_note,
     smoothing_weight,
@@ -127,12 +127,7 @@ def figure_bidding(runs: Sequence[Run], smoothing: float | None = None) -> Any |
     for ax, (tag, title, ylabel) in zip(axes, panels, strict=True):
         weight = smoothing_weight(runs, tag, smoothing)
         notes.append(weight)
-        drawn = [
-            curve(ax, axis, run, tag, COLORS[i % len(COLORS)], weight, scale=100.0)
-            for i, run in enumerate(runs)
-        ]
-        if not any(drawn):
-            not_logged(ax, tag)
+        panel(ax, axis, runs, tag, weight, scale=100.0)
         ax.set_ylim(bottom=0)
         percent_axis(ax)
         ax.set_title(title, fontsize=11)
@@ -155,13 +150,8 @@ def figure_losses(runs: Sequence[Run], smoothing: float | None = None) -> Any | 
         scale = 100.0 if tag in _PERCENT_TAGS else 1.0
         weight = smoothing_weight(runs, tag, smoothing)
         weights.append(weight)
-        drawn = [
-            curve(ax, axis, run, tag, COLORS[i % len(COLORS)], weight, scale=scale)
-            for i, run in enumerate(runs)
-        ]
-        if not any(drawn):
-            not_logged(ax, tag)
-        if tag in _NONNEGATIVE_TAGS and any(drawn):
+        drawn = panel(ax, axis, runs, tag, weight, scale=scale)
+        if tag in _NONNEGATIVE_TAGS and drawn:
             ax.set_ylim(bottom=0)
         if tag in _PERCENT_TAGS:
             percent_axis(ax)
