@@ -9,14 +9,20 @@ from pathlib import Path
 import pytest
 
 RESULTS_AGENTS = ("heuristic", "minbid", "random")
+TEST_DEAL_KEY = bytes(range(32))
+"""The deal key of the test session (32 bytes, as tournament/deals.py reads it)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Tournaments of the tests deal from a key of the session's own (tournament/deals.py),
-    never from the ~/.config key of whoever runs them; child processes inherit it."""
+    """Tournaments of the tests deal from a fixed key of their own (tournament/deals.py), so
+    that they deal the same cards on every machine and never touch the ~/.config key of whoever
+    runs them; child processes inherit it."""
     if "FOURHUNDRED_DEAL_KEY" not in os.environ:
         folder = tempfile.mkdtemp(prefix="fourhundred-deal-key-")
-        os.environ["FOURHUNDRED_DEAL_KEY"] = os.path.join(folder, "deal.key")
+        path = os.path.join(folder, "deal.key")
+        with open(path, "wb") as f:
+            f.write(TEST_DEAL_KEY)
+        os.environ["FOURHUNDRED_DEAL_KEY"] = path
 
 
 @pytest.fixture(scope="session")

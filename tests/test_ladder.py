@@ -25,7 +25,8 @@ from tournament.replay import replay_game
 from tournament.runner import Records
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAY = {"workers": 1, "progress": False, "chunk_matches": 2, "table_batch": 8}
+# public deals: the cards these tests were written for (secret deals: test_tournament_safety)
+PLAY = {"workers": 1, "progress": False, "chunk_matches": 2, "table_batch": 8, "deals": "public"}
 SMALL = {"matches": 2, "max_hands": 6, "play": PLAY}
 
 

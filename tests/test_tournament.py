@@ -80,8 +80,9 @@ for _name, _cls in (("test-illegal", IllegalAgent), ("test-raising", RaisingAgen
 
 
 def _cfg(tmp_path: Path, **kw) -> TournamentConfig:
+    # public deals: the cards these tests were written for (secret deals: test_tournament_safety)
     values = dict(agents=["heuristic", "minbid"], matches=6, seed=3, workers=1, out_dir=str(tmp_path),
-                  progress=False, bootstrap=50, chunk_matches=3, table_batch=4)  # fmt: skip
+                  progress=False, bootstrap=50, chunk_matches=3, table_batch=4, deals="public")  # fmt: skip
     values.update(kw)
     return load_config(None, values)
 
