@@ -51,7 +51,7 @@ The only file the server reads besides its own package data is the results datab
 started with (and the checkpoints of the bots it offers or that database names); a browser
 names bots and games, never paths, and is never told one: bots go by public names
 (``neural:selfplay.pt``), and every answer's text (errors, the database's agent specs and
-replay notes) has its paths cut to file names (:func:`fourhundred_web.play.public_text`).
+replay notes) has its paths cut to file names (:func:`fourhundred_web.bots.public_text`).
 """
 
 from __future__ import annotations
@@ -72,17 +72,9 @@ from starlette.staticfiles import StaticFiles
 
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import PRESETS
+from fourhundred_web.bots import AgentChoice, agent_choices, default_bot, public_text
 from fourhundred_web.guard import LOCAL_HOSTS, Guard
-from fourhundred_web.play import (
-    AgentChoice,
-    IllegalMoveError,
-    OutOfTurnError,
-    PlaySession,
-    agent_choices,
-    default_bot,
-    new_session,
-    public_text,
-)
+from fourhundred_web.play import IllegalMoveError, OutOfTurnError, PlaySession, new_session
 from fourhundred_web.requests import (
     MAX_BODY,
     ApiError,

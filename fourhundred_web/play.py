@@ -8,29 +8,21 @@ tricks, scores). It never holds another seat's cards. Every move made since the 
 request comes with it as a *frame* (who did what, the trick after it), so the page can show
 the bots' cards one by one.
 
-Which bots a person may choose is fixed by the server (:func:`agent_choices`): registered
-agents that can be made from their bare name (not ``cmd`` or ``compose``, which need a command
-or their parts), the bundled checkpoints, and the specs given to ``fourhundred serve --agent``.
-A browser picks among them by a public name (``neural:selfplay.pt``, never the file's path:
-:func:`public_text`), which the server maps back to the spec, so it can never make the server
-open a file of its choosing nor learn where the server keeps its files.
+Which bots a person may choose: :mod:`fourhundred_web.bots`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import secrets
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from agents.protocol import Agent
-from agents.registry import available_agents, make_agent, parse_spec
+from agents.registry import make_agent
 from fourhundred_env.cards import (
     NUM_CARDS,
     REDEAL_ACTION,
@@ -44,12 +36,21 @@ from fourhundred_env.cards import (
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
 from fourhundred_env.history import HandRecord
-from fourhundred_env.registry import entry
 from fourhundred_env.rules import PRESETS, Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
+from fourhundred_web.bots import (
+    DEFAULT_BOTS,
+    STRENGTH,
+    AgentChoice,
+    agent_choices,
+    default_bot,
+    public_text,
+)
 
 __all__ = [
+    "DEFAULT_BOTS",
+    "STRENGTH",
     "AgentChoice",
     "IllegalMoveError",
     "OutOfTurnError",
@@ -63,45 +64,6 @@ __all__ = [
 
 MAX_HANDS = 200
 """A match still going after this many hands is stopped (as `fourhundred play` does)."""
-_PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
-DEFAULT_BOTS = ("neural:selfplay.pt", "heuristic-v1", "heuristic")
-"""The bot a seat gets when the browser names none: the first of these offered, by name.
-The strongest bot that answers a person within a second comes first: the bundled network
-(`selfplay.pt` wins 64% against `heuristic-v1`, `exit.pt` 60% on the same deals) answers in
-well under a millisecond. The search bot is stronger but is not a default: a person waits for
-up to three bots a turn, and three `search` bots made turns of one to seven seconds on a
-loaded two-core machine (mean 42 ms, p99 333 ms a decision alone; BENCHMARKS.md)."""
-STRENGTH = {
-    "search": "strongest · slower: a turn may take seconds",
-    "neural:selfplay.pt": "strong · fast",
-    "neural:exit.pt": "strong · fast",
-    "neural-bid:bidder.pt": "network bidder · fast",
-    "pimc": "search over heuristic-v1 · slower",
-    "heuristic": "rule-based · fast",
-    "heuristic-v1": "rule-based, frozen yardstick · fast",
-    "minbid": "weak: bids its minimum · fast",
-    "random": "weakest: random legal play · fast",
-}
-"""The menu's order (strongest first) and each bot's line on strength and speed
-(BENCHMARKS.md); a bot not named here comes after them, in the registry's order."""
-_PATH = re.compile(
-    r"(?:(?<![\w-])[A-Za-z]:|[^\s:,=;'\"()\[\]{}/\\]*)"  # a drive, or the first segment
-    r"(?P<dirs>(?:[/\\][^\s:,=;'\"()\[\]{}/\\]*)*)[/\\]"
-    r"(?P<name>[^\s:,=;'\"()\[\]{}/\\]+)"
-)
-
-
-def _cut(match: re.Match[str]) -> str:
-    """A path's file name; a word pair like ``text/plain`` (no root, no dot) is kept."""
-    whole, name = match.group(0), match.group("name")
-    rooted = whole[0] in "/\\.~" or whole[1:2] == ":" or match.group("dirs")
-    return name if rooted or "." in name else whole
-
-
-def public_text(text: str) -> str:
-    """`text` with every file path cut to its file name (``neural:/srv/x/selfplay.pt`` ->
-    ``neural:selfplay.pt``): what the server may say to a browser about its files."""
-    return _PATH.sub(_cut, text)
 
 
 class RequestError(FourHundredError):
@@ -115,94 +77,6 @@ class OutOfTurnError(RequestError):
 class IllegalMoveError(RequestError):
     """A bid, redeal or card that is not legal in the position (the reason and the legal
     actions in its message)."""
-
-
-@dataclass(frozen=True)
-class AgentChoice:
-    """A bot a person may seat at the table: its spec (the server's: it may name a file), a
-    line describing it, its public name (`label`: what the browser sends and is shown; no
-    path) and a line on its strength and speed (`note`)."""
-
-    spec: str
-    description: str
-    label: str = ""
-    note: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.label:
-            object.__setattr__(self, "label", public_text(self.spec))
-
-
-def _bundled_checkpoints() -> list[AgentChoice]:
-    """The pretrained checkpoints shipped in ``agents/pretrained`` (package data)."""
-    out = []
-    try:
-        folder = resources.files("agents") / "pretrained"
-    except (ModuleNotFoundError, TypeError):  # pragma: no cover - agents is always installed
-        return out
-    for name, kind in _PRETRAINED.items():
-        path = folder / name
-        if path.is_file():
-            what = "bids and plays" if kind == "neural" else "bids (cards by its play policy)"
-            out.append(
-                AgentChoice(f"{kind}:{path}", f"bundled network {name}: {what}", f"{kind}:{name}")
-            )
-    return out
-
-
-def _playable_by_name(name: str) -> bool:
-    """Whether agent `name` can be made from its bare name: no required setting (a
-    checkpoint path) and, for a bot that reads its own text (``cmd:COMMAND``,
-    ``compose:bid=...,play=...``), a bare name its factory accepts."""
-    settings = entry(name).settings
-    if settings is None:  # the factory parses its own text: ask it (these refuse at once)
-        try:
-            make_agent(name, Rules(), seed=0)
-        except FourHundredError:
-            return False
-        return True
-    if not dataclasses.is_dataclass(settings):
-        return True
-    return not any(
-        f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        for f in dataclasses.fields(settings)
-    )
-
-
-def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
-    """The bots a browser may choose, by public name (:attr:`AgentChoice.label`), strongest
-    first (STRENGTH): every registered agent that can be made from its bare name (not
-    ``human``), the bundled checkpoints, then `extra` specs (checked by making one; two that
-    would share a name are told apart by a number)."""
-    found: list[AgentChoice] = []
-    for name, description in available_agents().items():
-        if name != "human" and _playable_by_name(name):
-            found.append(AgentChoice(name, description))
-    found += _bundled_checkpoints()
-    rank = {label: k for k, label in enumerate(STRENGTH)}
-    found.sort(key=lambda c: rank.get(c.label, len(rank)))  # stable: the rest keep their order
-    out = {c.label: dataclasses.replace(c, note=STRENGTH.get(c.label, "")) for c in found}
-    for spec in extra:
-        if parse_spec(spec)[0] == "human":
-            raise FourHundredError(f"--agent {spec!r}: the person is you; expected a bot")
-        make_agent(spec, Rules(), seed=0)  # an unknown name or a bad checkpoint fails here
-        if any(c.spec == spec for c in out.values()):
-            continue
-        label = public_text(spec)
-        k = 2
-        while label in out:
-            label = f"{public_text(spec)} ({k})"
-            k += 1
-        out[label] = AgentChoice(spec, "given to fourhundred serve --agent", label)
-    return out
-
-
-def default_bot(choices: Mapping[str, AgentChoice]) -> str:
-    """The public name of the first of DEFAULT_BOTS among `choices`, else the first."""
-    for label in DEFAULT_BOTS:
-        if label in choices:
-            return label
-    return next(iter(choices))
 
 
 # -- what the browser is shown -------------------------------------------------------------------
