@@ -41,6 +41,45 @@ HELP = (
     "Type a bid (a number, e.g. 3), 'redeal' (only with no A, K, Q or J), or a card: rank then "
     "suit, e.g. AH, 10S (or TS), 7d, QC. Commands: hand, legal, hint, help, quit."
 )
+COMMANDS = "Commands: hand (the table again), legal, hint (a bot's choice), help, quit."
+
+
+def phase_help(view: SeatView, i: int, rules: Rules) -> str:
+    """Help for the decision pending at table i of `view`: the bidding's or the card play's."""
+    me = int(view.seat[i])
+    mask = view.legal_mask[i]
+    if int(view.phase[i]) == Phase.BID:
+        redeal = (
+            " You may also type 'redeal': your hand has no A, K, Q or J."
+            if mask[REDEAL_ACTION]
+            else ""
+        )
+        if rules.five_to_run:
+            played = "The hand is played only if someone bids 5 or more."
+        else:
+            counted = (
+                " (bids of 7 or more count double)" if rules.total_counted_in == "points" else ""
+            )
+            played = (
+                f"The four bids must add up to at least {int(view.required_total[i])}{counted}, "
+                "or the hand is thrown in."
+            )
+        return (
+            f"Bidding: type how many tricks you alone will take, a number from "
+            f"{int(view.min_bid[i, me])} to 13. {played}{redeal} {COMMANDS}"
+        )
+    if int(view.trick_size[i]) == 0:
+        follow = "You lead: any card you hold."
+    else:
+        led = int(view.led_suit[i])
+        follow = (
+            f"{SUIT_SYMBOLS[led]} was led: follow with one if you can, else play any card "
+            "(a heart trumps)."
+        )
+    return (
+        f"Card play: type a card, rank then suit, e.g. AH, 10S (or TS), 7d, QC. {follow} "
+        f"Hearts are trump. Legal now: {_legal_text(mask)}. {COMMANDS}"
+    )
 
 
 class QuitGame(KeyboardInterrupt):
@@ -172,7 +211,7 @@ class HumanAgent(Agent):
             if low in ("quit", "exit", "q"):
                 raise QuitGame("quit")
             if low in ("help", "?", "h"):
-                self.output(HELP)
+                self.output(phase_help(view, i, self.rules))
                 continue
             if low == "hand":
                 self.output(render_view(view, i))

@@ -46,7 +46,8 @@ def test_bidding_prompts_and_messages() -> None:
     assert "'ZZ' is not understood" in text
     assert "'1' is not legal now: your minimum bid is 2" in text
     assert "'AH' is not legal now: that is a card, but this is the bidding" in text
-    assert "Commands: hand, legal, hint, help, quit" in text
+    assert "Bidding: type how many tricks you alone will take, a number from 2 to 13" in text
+    assert "must add up to at least 11" in text and "Card play" not in text
     assert "legal: 2 3 4 5 6 7 8 9 10 11 12 13" in text
     assert "hint: " in text
     assert text.count("your hand: ♥ 3 2 | ♠ A 3 2 | ♦ A K Q J | ♣ A K Q J") == 2
@@ -59,12 +60,31 @@ def test_card_play_messages() -> None:
         t.act(bid)
     t.act("2S")  # S0 leads a spade; S1 must follow
     view = seat_view(t.engine, t.state, np.array([0]))
-    agent, said = _scripted(["2C", "AH", "4s"])
+    agent, said = _scripted(["2C", "AH", "?", "4s"])
     assert agent.act(view).tolist() == [parse_card("4S")]
     text = "\n".join(said)
+    assert "Card play: type a card" in text and "♠ was led: follow with one" in text
+    assert "Legal now: 4S KS" in text and "Bidding" not in text
     assert "'2C' is not legal now: you do not hold 2C" in text
     assert "'AH' is not legal now: you must follow suit: ♠ was led" in text
     assert "trick 1: S0 2S" in text and "Your card: " in said
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        (Rules(five_to_run=True), "played only if someone bids 5 or more"),
+        (Rules.preset("pagat"), "(bids of 7 or more count double)"),
+    ],
+)
+def test_bidding_help_follows_the_rules(rules: Rules, expected: str) -> None:
+    t = Table(rules=rules, dealer=3)
+    t.deal(hands=DEAL)
+    view = seat_view(t.engine, t.state, np.array([0]))
+    said: list[str] = []
+    feed = iter(["help", str(t.min_bid(0))])
+    HumanAgent(rules, 0, lambda prompt: next(feed), said.append).act(view)
+    assert expected in "\n".join(said)
 
 
 def test_quit_and_end_of_input() -> None:
