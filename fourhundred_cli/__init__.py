@@ -26,6 +26,7 @@ from fourhundred_cli import (
     match,
     play,
     plot,
+    record,
     serve,
     tournament,
     train,
@@ -34,8 +35,8 @@ from fourhundred_env import __version__
 from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    tournament, ladder, bot_check, play, match, train, evaluate_run, bid_eval, bid_analyse, plot,
-    serve,
+    tournament, ladder, bot_check, play, match, record, train, evaluate_run, bid_eval, bid_analyse,
+    plot, serve,
 )  # fmt: skip
 
 

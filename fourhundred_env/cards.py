@@ -105,14 +105,19 @@ def parse_card(text: str) -> int:
 
 
 def parse_hand(text: str | Sequence[str], expected: int | None = 13) -> list[int]:
-    """Card ids of a hand written as text (``"AH KH 10S 2C"``, commas allowed) or a list of cards.
+    """Card ids of a hand written as text or a list of cards.
 
-    Raises CardError on a malformed card, a duplicate, or (if `expected` is set) a wrong count.
+    Text is cards separated by spaces or commas (``"AH KH 10S 2C"``), optionally grouped by
+    suit with ``|`` as :func:`hand_text` writes them (``"AH 10H | KS | 2C"``); ``"-"`` is the
+    empty hand. Raises CardError on a malformed card, a duplicate, or (if `expected` is set) a
+    wrong count.
     """
     if expected is not None:
         expected = _integer(expected, "expected card count")
     if isinstance(text, str):
-        tokens = text.replace(",", " ").split()
+        tokens = text.replace(",", " ").replace("|", " ").split()
+        if tokens == ["-"]:
+            tokens = []
     elif isinstance(text, Iterable) and not isinstance(text, bytes):
         tokens = list(text)
     else:

@@ -32,6 +32,12 @@ class StateError(FourHundredError):
     phase that is none, a card id above 51, a negative count; or records of another layout."""
 
 
+class RecordError(FourHundredError):
+    """A game record that is not a game of 400 as written: malformed text or JSON, another
+    format or version, a wrong deal, an illegal move or a stated result the replay does not
+    give. The message names the line, or the hand and the move."""
+
+
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict = 2, 6, 6, 6
 _SHORT.maxset, _SHORT.maxstring, _SHORT.maxother = 6, 80, 80

@@ -582,8 +582,9 @@ def auto_claim(t: np.ndarray) -> None:
 @helper
 def score_hand(t: np.ndarray, r: np.ndarray) -> None:
     """Score table `t`'s hand as it stands: each seat gains its bid's value if it took at
-    least its bid in tricks and did not forfeit, else loses it. The deal passes to the left
-    and `end_of_game` sets the winner and target: phase MATCH_OVER or HAND_OVER."""
+    least its bid in tricks and did not forfeit, else loses it. The deal passes to the right
+    (the next seat) and `end_of_game` sets the winner and target: phase MATCH_OVER or
+    HAND_OVER."""
     before = t["scores_before"]
     scores = t["scores"]
     for seat in range(4):

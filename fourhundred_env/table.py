@@ -12,6 +12,7 @@ plus card text in and out and a hand-by-hand history::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +40,9 @@ from fourhundred_env.phases import phase_name
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import required_total as _required_total
+
+if TYPE_CHECKING:
+    from fourhundred_env.game_record import GameRecord
 
 
 class Table:
@@ -91,6 +95,41 @@ class Table:
             ) from None
         self.history: list[HandRecord] = []
         self._plays: list[tuple[int, str]] = []
+        # the match's start as this table began it: where its record starts (`record`)
+        self._start = (self.dealer, self.scores, self.target)
+
+    # -- copies and records -----------------------------------------------------------------
+    def clone(self) -> Table:
+        """An independent copy (state, history, the hand's plays) for search or what-ifs:
+        acting on one never changes the other. The engine, which holds no game, is shared;
+        cheaper than ``copy.deepcopy``."""
+        new = object.__new__(Table)
+        new.__dict__.update(self.__dict__)
+        new._state = self._checked().copy()
+        new.history = list(self.history)  # HandRecords are frozen
+        new._plays = list(self._plays)
+        return new
+
+    def record(self, seats: Sequence[str] | None = None) -> GameRecord:
+        """Everything this table has seen since it was made, the hand in progress included,
+        as a :class:`~fourhundred_env.game_record.GameRecord` (`seats`: 4 labels, optional)."""
+        from fourhundred_env.record_replay import table_record
+
+        self._checked()
+        return table_record(self, seats)
+
+    @classmethod
+    def from_record(cls, record: GameRecord, upto: int | None = None) -> Table:
+        """A table with `record` played through `deal` and `act` (every move checked; a
+        record that is not a game raises RecordError naming the hand and the move). `upto`:
+        replay only that many decisions, leaving the next one pending (its hand dealt), to
+        continue the game from there; None: all of them."""
+        from fourhundred_env.errors import RecordError
+        from fourhundred_env.game_record import GameRecord as _GameRecord
+
+        if not isinstance(record, _GameRecord):
+            raise RecordError(f"Table.from_record: {short(record)}: expected a GameRecord")
+        return record.replay(upto)
 
     @property
     def state(self) -> State:

@@ -1,0 +1,190 @@
+"""A game record played through a :class:`~fourhundred_env.table.Table`, and a table's record.
+
+Every move goes through ``Table.deal`` and ``Table.act``, so the engine checks it; what is
+wrong is raised as one :class:`~fourhundred_env.errors.RecordError` line naming the hand and
+the move (:mod:`fourhundred_env.game_record`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fourhundred_env.cards import (
+    NUM_CARDS,
+    REDEAL_ACTION,
+    action_text,
+    card_text,
+    hand_text,
+    parse_action,
+    parse_hand,
+)
+from fourhundred_env.errors import (
+    CardError,
+    FourHundredError,
+    IllegalActionError,
+    RecordError,
+    short,
+)
+from fourhundred_env.game_record import Decision, GameRecord, RecordedHand
+from fourhundred_env.history import HandRecord
+
+if TYPE_CHECKING:
+    from fourhundred_env.table import Table
+
+__all__ = ["replay", "start_table", "table_record"]
+
+
+# -- the record of a table, and a table from a record ------------------------------------------
+def table_record(table: Table, seats: Sequence[str] | None = None) -> GameRecord:
+    """Everything `table` has seen since it was made, the hand in progress included
+    (``Table.record``)."""
+    dealer, scores, target = table._start
+    record = GameRecord.from_history(table.history, table.rules, seats, dealer, scores, target)
+    if table.phase not in ("bid", "play"):
+        return record
+    s = table.state
+    hand_dealer = table._hand_dealer()
+    bids = tuple(str(int(s.bids[0, (hand_dealer + 1 + k) % 4])) for k in range(int(s.num_bids[0])))
+    current = RecordedHand(
+        deal=tuple(hand_text(h) for h in s.dealt_set[0]),  # type: ignore[arg-type]
+        bids=bids, cards=tuple(c for _, c in table.plays), dealer=hand_dealer,
+        forfeits=tuple(int(x) for x in np.flatnonzero(s.forfeit[0])),
+    )  # fmt: skip
+    return dataclasses.replace(record, hands=(*record.hands, current))
+
+
+def start_table(record: GameRecord) -> Table:
+    """A fresh table at the record's start: its rules, first dealer, scores and target."""
+    from fourhundred_env.table import Table
+
+    prefix = "table 'record': "  # Table's own, not the record's
+    if not isinstance(record, GameRecord):
+        raise RecordError(f"{short(record)}: expected a GameRecord")
+    try:
+        return Table(
+            rules=record.rules, dealer=record.dealer, scores=record.scores,
+            target=record.target, name="record",
+        )  # fmt: skip
+    except FourHundredError as e:
+        raise RecordError(f"record start: {str(e).replace(prefix, '')}") from None
+
+
+def replay(record: GameRecord, table: Table) -> Iterator[Decision]:
+    """Play `record` on `table` (fresh from `start_table`), yielding each decision with
+    `table` itself just before the move is made."""
+    index = 0
+    for n, hand in enumerate(record.hands, 1):
+        where = f"record hand {n}"
+        if table.phase == "match_over":
+            raise RecordError(
+                f"{where}: the match was over after hand {n - 1} (team {table.winner} won): "
+                "expected no more hands"
+            )
+        if hand.dealer is not None and hand.dealer != table.dealer:
+            raise RecordError(
+                f"{where}: dealer S{hand.dealer} in the record, S{table.dealer} by the rules "
+                "(the deal passes to the right, to the next seat, after every hand)"
+            )
+        _check_deal(hand, where)
+        table.deal(hands=hand.deal)
+        moves = hand.moves
+        for m, action in enumerate(moves, 1):
+            if table.phase not in ("bid", "play"):
+                raise RecordError(
+                    f"{where}, move {m}: the hand is over after move {m - 1} "
+                    f"({_why_over(table.history[-1])}): expected no more moves"
+                )
+            yield Decision(n, m, int(table.to_play), table, action, index)  # type: ignore[arg-type]
+            if m == len(moves):
+                _forfeit(table, hand, where)
+            _act(table, action, f"{where}, move {m}")
+            index += 1
+        if not moves:
+            _forfeit(table, hand, where)
+        if table.phase in ("bid", "play"):
+            if n < len(record.hands) or hand.finished or hand.tricks or hand.points:
+                what = f"hand {n + 1} follows" if n < len(record.hands) else "a result is given"
+                raise RecordError(
+                    f"{where}: unfinished after move {len(moves)} (S{table.to_play} is to "
+                    f"{table.phase}), but {what}"
+                )
+        else:
+            _check_result(hand, table.history[-1], where)
+
+
+def _check_deal(hand: RecordedHand, where: str) -> None:
+    if not isinstance(hand, RecordedHand):
+        raise RecordError(f"{where}: {short(hand)}: expected a RecordedHand")
+    if isinstance(hand.deal, str) or len(hand.deal) != 4:
+        raise RecordError(f"{where}, deal: {short(hand.deal)}: expected the 4 hands of S0 to S3")
+    owner: dict[int, int] = {}
+    for seat, text in enumerate(hand.deal):
+        try:
+            cards = parse_hand(text)
+        except CardError as e:
+            raise RecordError(f"{where}, deal of S{seat}: {e}") from None
+        for c in cards:
+            if c in owner:
+                raise RecordError(
+                    f"{where}, deal: card {card_text(c)} is dealt to S{owner[c]} and to "
+                    f"S{seat}: expected every card exactly once"
+                )
+            owner[c] = seat
+
+
+def _act(table: Table, action: str, where: str) -> None:
+    seat, phase = table.to_play, table.phase
+    head = f"{where} (seat {seat}, {phase})"
+    try:
+        if not isinstance(action, str):
+            raise CardError(f"move {short(action)}: expected text like '4', 'redeal' or 'AH'")
+        a = parse_action(action)
+    except CardError as e:
+        raise RecordError(f"{head}: {e}") from None
+    try:
+        table.act(a)  # checks the move (the state is unchanged when it is illegal)
+    except IllegalActionError:
+        kind = "card" if a < NUM_CARDS else "redeal request" if a == REDEAL_ACTION else "bid"
+        raise RecordError(
+            f"{head}: illegal {kind} {action_text(a)}{table._why_illegal(a)}; legal: "
+            + " ".join(table.legal())
+        ) from None
+
+
+def _forfeit(table: Table, hand: RecordedHand, where: str) -> None:
+    for seat in hand.forfeits:
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat <= 3:
+            raise RecordError(f"{where}: forfeit of seat {short(seat)}: expected seats 0 to 3")
+        if table.phase in ("bid", "play"):
+            table.forfeit(int(seat))
+
+
+def _why_over(h: HandRecord) -> str:
+    if h.redeal_seat is not None:
+        return f"S{h.redeal_seat} asked for a redeal"
+    if h.thrown_in:
+        return "thrown in after the bids"
+    if h.claim is not None:
+        return f"S{h.claim[0]} claimed the last {h.claim[1]} tricks"
+    return "13 tricks played"
+
+
+def _check_result(hand: RecordedHand, h: HandRecord, where: str) -> None:
+    got = {"tricks": h.tricks_won, "points": h.points, "scores": h.scores_after}
+    for name, replayed in got.items():
+        stated = getattr(hand, name)
+        if stated is not None and tuple(stated) != tuple(replayed):
+            raise RecordError(
+                f"{where}: the record gives {name} {_seats(stated)}, the replay "
+                f"{_seats(replayed)}: expected the result of the cards played"
+            )
+    if h.forfeits != tuple(sorted(set(hand.forfeits))):
+        raise RecordError(f"{where}: forfeits {list(hand.forfeits)}: expected each seat once")
+
+
+def _seats(values: Sequence[object]) -> str:
+    return " ".join(str(v) for v in values)
