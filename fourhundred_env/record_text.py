@@ -285,6 +285,8 @@ def json_to_record(text: str) -> GameRecord:
         ) from None
     except RecursionError:
         raise RecordError("record: JSON nested too deeply: expected a record object") from None
+    except ValueError as e:  # e.g. an integer of more digits than Python converts
+        raise RecordError(f"record: not valid JSON ({short(str(e))})") from None
     if not isinstance(data, dict):
         raise RecordError(
             f'record: JSON {type(data).__name__}: expected an object with "format": {FORMAT!r}'

@@ -281,6 +281,7 @@ BAD = {
     "moves after the hand": (_golden("play: JD 9D 10S 10D", "play: JD 9D 10S 10D 2C"), "record hand 1, move 57: the hand is over after move 56 .13 tricks played.: expected no more moves"),
     "wrong JSON": ('{"format": "fourhundred-record", "version": 1, "dealer": 0, "hands": [{"deal": "AH"}]}', "record hand 1, deal: 'AH': expected the 4 hands of S0 to S3 as text"),
     "broken JSON": ('{"format": "fourhundred-record", "version": 1,', r"record: not valid JSON \(Expecting property name"),
+    "JSON number of 5000 digits": ('{"format": "fourhundred-record", "version": ' + "9" * 5000 + "}", r"record: not valid JSON \('Exceeds the limit"),
     "JSON of another version": ('{"format": "fourhundred-record", "version": 3}', "record: version 3 of fourhundred-record: expected version 1"),
     "JSON of another format": ('{"format": "pbn", "version": 1}', "record: format 'pbn': expected 'fourhundred-record'"),
     "unknown JSON key": ('{"format": "fourhundred-record", "version": 1, "dealer": 0, "handz": []}', r"record: unknown key\(s\) \['handz'\]"),
