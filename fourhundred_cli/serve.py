@@ -1,4 +1,5 @@
-"""`fourhundred serve`: the web table (play against bots, watch a tournament's matches)."""
+"""`fourhundred serve`: the web table (play against bots, watch a tournament's or a ladder's
+matches, replay a game record)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")  # fmt: skip
     p.add_argument("--port", type=int, default=8400, help="port (default 8400; 0: any free port)")
     p.add_argument(
-        "--db", help="a tournament's results database to watch, read-only (default: none)"
+        "--db",
+        help="a tournament's or a ladder's results database to watch, read-only (default: none)",
     )
+    p.add_argument("--record", metavar="FILE",
+                   help="a game record file (text or JSON) to replay in Watch (default: none)")  # fmt: skip
     p.add_argument("--agent", action="append", default=[], metavar="SPEC", dest="agents",
                    help="also offer this bot at the table (neural:PATH, pimc:worlds=32...); "
                    "repeatable (default: none)")  # fmt: skip
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not 0 <= args.port <= 65535:
         raise FourHundredError(f"--port {args.port}: expected 0 to 65535")
-    app = create_app(db=args.db, agents=args.agents,
+    app = create_app(db=args.db, agents=args.agents, record=args.record,
                      allowed_hosts=[args.host, *args.allowed_hosts])  # fmt: skip
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)

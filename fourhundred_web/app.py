@@ -13,15 +13,26 @@ changes nothing)::
     GET    /api/tables/{id}        the table as the person sees it
     POST   /api/tables/{id}/act    {"action": "4" | "redeal" | "AH", "seat"?, "moves"?}
     POST   /api/tables/{id}/deal   the next hand
+    GET    /api/tables/{id}/record the record of the table's finished hands, as a text file
+                                   (fourhundred_web.records; 409 before the first is over)
     DELETE /api/tables/{id}        close the table
     GET    /api/watch              the tournament of the database given to the server
     GET    /api/watch/matches      ?pair=I&sort=S&min_bid=N&offset=N&limit=N
     GET    /api/watch/match        ?pair=I&match=M: both twins, replayed where exact
+    GET    /api/watch/ladder       a ladder's ratings now and after each event, its pairings
+                                   (404 for a tournament's database)
+    POST   /api/records            {"text", "name"?}: a record file's text (or JSON) parsed
+                                   and replayed: {"game"} for the viewer (400 a malformed
+                                   record, with its one-line reason; 413 over 1 MiB)
+    GET    /api/watch/record       the record file the server was started with (--record)
+
+Every answer is JSON but a record's download (``text/plain``, as an attachment).
 
 Statuses: 400 a malformed request (not JSON, wrong fields or types, a bot or preset the
 server does not offer) or a foreign ``Host``, 401/403 a table's token missing/wrong, 403 a
 cross-origin write, 404 an unknown table, game or route, 409 out of turn (a hand in
-progress, the match over, a stale page), 413 a body over 64 KiB, 415 a body that is not
+progress, the match over, a stale page, no hand to record yet), 413 a body over 64 KiB (a
+record's upload: 1 MiB), 415 a body that is not
 ``application/json``, 422 an illegal action, 429 too many tables for one client (or too many
 requests waiting on one table), 503 the server full.
 
@@ -47,8 +58,10 @@ Fair and safe (issue 40):
 - **Bounds before work.** A body is read in chunks and refused at `MAX_BODY` (whatever its
   ``Content-Length`` says), integers at 30 digits, nesting at the JSON reader's depth.
 
-The only file the server reads besides its own package data is the results database it was
-started with (and the checkpoints of the bots it offers or that database names); a browser
+The only files the server reads besides its own package data are the results database and
+the record file it was started with (and the checkpoints of the bots it offers or that
+database names, and the programs of its ``cmd:`` bots, which Watch runs to replay their
+games while their files are the ones the database fingerprinted); a browser
 names bots and games, never paths, and is never told one: bots go by public names
 (``neural:selfplay.pt``), and every answer's text (errors, the database's agent specs and
 replay notes) has its paths cut to file names (:func:`fourhundred_web.bots.public_text`).
@@ -75,6 +88,7 @@ from fourhundred_env.rules import PRESETS
 from fourhundred_web.bots import AgentChoice, agent_choices, default_bot, public_text
 from fourhundred_web.guard import LOCAL_HOSTS, Guard
 from fourhundred_web.play import IllegalMoveError, OutOfTurnError, PlaySession, new_session
+from fourhundred_web.records import MAX_RECORD_UPLOAD, read_upload, record_json, table_record
 from fourhundred_web.requests import (
     MAX_BODY,
     ApiError,
@@ -82,6 +96,7 @@ from fourhundred_web.requests import (
     error_response,
     int_field,
     read_body,
+    show,
     text_field,
 )
 from fourhundred_web.tables import TOKEN_HEADER, OpenTable, Tables
@@ -93,11 +108,17 @@ STATIC = resources.files("fourhundred_web") / "static"
 
 
 def _public(value: Any) -> Any:
-    """`value` (JSON data) with every string's file paths cut to file names (public_text)."""
+    """`value` (JSON data) with every string's file paths cut to file names (public_text),
+    keys too (two keys cut to one name keep the value that is not None)."""
     if isinstance(value, str):
         return public_text(value)
     if isinstance(value, dict):
-        return {k: _public(v) for k, v in value.items()}
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = public_text(k) if isinstance(k, str) else k
+            if out.get(key) is None:
+                out[key] = _public(v)
+        return out
     if isinstance(value, list):
         return [_public(v) for v in value]
     return value
@@ -106,13 +127,15 @@ def _public(value: Any) -> Any:
 def create_app(
     db: str | Path | None = None,
     agents: Iterable[str] = (),
+    record: str | Path | None = None,
     max_tables: int = 64,
     max_per_client: int = 16,
     idle_seconds: float = 3600.0,
     allowed_hosts: Iterable[str] = (),
 ) -> Starlette:
     """The app: play against the bots (`agents`: extra bot specs to offer), and watch the
-    tournament of results database `db` (None: no Watch view).
+    tournament or ladder of results database `db` (None: none), and the game record file
+    `record` (None: none; a malformed one raises RecordError here, in one line).
 
     At most `max_tables` open tables, `max_per_client` of them made from one client address;
     a table unused for `idle_seconds` is closed. `allowed_hosts`: names besides localhost,
@@ -120,6 +143,11 @@ def create_app(
     any, for a server behind a proxy that checks it)."""
     choices: dict[str, AgentChoice] = agent_choices(agents)
     watch = Watch(db) if db is not None else None
+    opened = None
+    if record is not None:
+        from fourhundred_env.game_record import read_record
+
+        opened = record_json(read_record(record), Path(record).name)
     tables = Tables(max_tables, max_per_client, idle_seconds)
 
     def _watch() -> Watch:
@@ -148,6 +176,8 @@ def create_app(
             "default_bot": default_bot(choices),
             "presets": sorted(PRESETS),
             "watch": watch is not None,
+            "record": None if opened is None else opened["file"],
+            "max_record_bytes": MAX_RECORD_UPLOAD,
         }
 
     async def create_table(request: Request) -> dict[str, Any]:
@@ -211,6 +241,22 @@ def create_app(
         check_fields(await read_body(request), ())
         return await _on_table(request, lambda s: s.deal())
 
+    async def download_record(request: Request) -> Response:
+        table = _table(request)
+        check_fields(request.query_params, ())
+        session = table.session
+        assert session is not None
+
+        def run() -> tuple[str, str]:
+            with session.lock:
+                return table_record(session)
+
+        name, text = await tables.run(table, run)
+        return Response(
+            text, media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )  # fmt: skip
+
     # -- watch ---------------------------------------------------------------------------------
     def _pair(w: Watch, value: Any) -> tuple[str, str] | None:
         if value in (None, ""):
@@ -255,11 +301,45 @@ def create_app(
             )
         return _public(result)
 
+    async def watch_ladder(request: Request) -> dict[str, Any]:
+        w = _watch()
+        check_fields(request.query_params, ())
+        result = await run_in_threadpool(w.ladder)
+        if result is None:
+            raise ApiError(
+                404, f"{w.path.name} is a tournament's database, not a ladder (fourhundred "
+                "ladder add --db FILE makes one)"
+            )  # fmt: skip
+        return _public(result)
+
+    async def open_record(request: Request) -> dict[str, Any]:
+        body = await read_body(request, MAX_RECORD_UPLOAD, "a record of at most 1 MiB")
+        check_fields(body, ("text", "name"))
+        text = body.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError(400, f"text={show(text)}: expected the text of a record file")
+        name = text_field(body.get("name"), "name", "record")
+
+        def parse() -> dict[str, Any]:
+            return record_json(read_upload(text), name)
+
+        return {"game": _public(await run_in_threadpool(parse))}
+
+    async def watch_record(request: Request) -> dict[str, Any]:
+        check_fields(request.query_params, ())
+        if opened is None:
+            raise ApiError(
+                404, "no record file is open: start the server with fourhundred serve --record "
+                "FILE, or open one in Watch"
+            )  # fmt: skip
+        return {"game": _public(opened)}
+
     # -- wiring --------------------------------------------------------------------------------
     def api(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             try:
-                return JSONResponse(await handler(request))
+                answer = await handler(request)
+                return answer if isinstance(answer, Response) else JSONResponse(answer)
             except ApiError as e:
                 return error_response(e.status, e.message)  # about the request itself
             except OutOfTurnError as e:
@@ -294,9 +374,13 @@ def create_app(
         Route("/api/tables/{table_id}", api(table_state), methods=["GET", "DELETE"]),
         Route("/api/tables/{table_id}/act", api(act), methods=["POST"]),
         Route("/api/tables/{table_id}/deal", api(deal), methods=["POST"]),
+        Route("/api/tables/{table_id}/record", api(download_record)),
         Route("/api/watch", api(watch_summary)),
         Route("/api/watch/matches", api(watch_matches)),
         Route("/api/watch/match", api(watch_match)),
+        Route("/api/watch/ladder", api(watch_ladder)),
+        Route("/api/watch/record", api(watch_record)),
+        Route("/api/records", api(open_record), methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     app = Starlette(

@@ -56,12 +56,15 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
-async def read_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object: 413 past MAX_BODY (counted while reading), 415 if it is not
-    ``application/json``, 400 if it is not one JSON object. An empty body is ``{}``."""
-    too_big = f"request body over {MAX_BODY} bytes: expected a small JSON object"
+async def read_body(
+    request: Request, limit: int = MAX_BODY, expected: str = "a small JSON object"
+) -> dict[str, Any]:
+    """The request's JSON object: 413 past `limit` bytes (counted while reading; the message
+    says what was `expected`), 415 if it is not ``application/json``, 400 if it is not one
+    JSON object. An empty body is ``{}``."""
+    too_big = f"request body over {limit} bytes: expected {expected}"
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+    if length is not None and (not length.isdigit() or int(length) > limit):
         raise ApiError(413, too_big)
     content_type = request.headers.get("content-type")
     media = None if content_type is None else content_type.split(";")[0].strip().lower()
@@ -71,7 +74,7 @@ async def read_body(request: Request) -> dict[str, Any]:
     try:
         async for chunk in request.stream():
             size += len(chunk)
-            if size > MAX_BODY:
+            if size > limit:
                 raise ApiError(413, too_big)
             chunks.append(chunk)
     except ClientDisconnect:

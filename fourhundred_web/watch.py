@@ -1,11 +1,18 @@
-"""Watching a tournament: its results database, read-only, as lists of matches and replays.
+"""Watching a tournament or a ladder: its results database, read-only, as lists of matches
+and replays.
 
 :class:`Watch` opens the one database the server was started with (never a path from a
-browser) and answers three questions: what tournament is this (:meth:`Watch.summary`), which
+browser) and answers four questions: what tournament is this (:meth:`Watch.summary`), which
 duplicate matches are there, filtered by pairing and sorted by score difference or by how
-surprising they are (:meth:`Watch.matches`), and how did a match go, both twins hand by hand
+surprising they are (:meth:`Watch.matches`), how did a match go, both twins hand by hand
 and, where :func:`tournament.replay.replay_game` can replay them exactly, card by card
-(:meth:`Watch.match`).
+(:meth:`Watch.match`), and, for a ladder (:mod:`tournament.ladder`), what are the ratings now
+and after each event, and how many matches has each pairing (:meth:`Watch.ladder`).
+
+A bot that names files (a checkpoint, a ``cmd:`` bot's program) is replayed only while they
+are the ones the database fingerprinted; the files' sizes and times are part of every cached
+answer, so a file changed while the server runs is noticed at the next request, and the
+reason names the file.
 """
 
 from __future__ import annotations
@@ -25,10 +32,18 @@ from fourhundred_env.cards import (
     parse_hand,
     sorted_for_display,
 )
+from tournament.config import spec_files
 from tournament.db import GameKey, HandRow, ReadOnlyResults
-from tournament.replay import ReplayedGame, label_blockers, replay_game, tournament_info
+from tournament.ladder.history import ladder_report
+from tournament.replay import (
+    ReplayedGame,
+    TournamentInfo,
+    label_blockers,
+    replay_game,
+    tournament_info,
+)
 
-__all__ = ["SORTS", "Watch"]
+__all__ = ["SORTS", "Watch", "game_json", "ladder_json"]
 
 SORTS = {
     "match": "match id",
@@ -60,6 +75,10 @@ class _Listing:
     matches: list[dict[str, Any]]
 
 
+Stamp = tuple[tuple[str, int, int], ...]
+"""The files some agents name, each (path, size, modification time in ns)."""
+
+
 class Watch:
     """The results database `path`, opened read-only (see the module docstring)."""
 
@@ -69,11 +88,31 @@ class Watch:
             self.info = tournament_info(db)
         self._lock = threading.Lock()
         self._listing: _Listing | None = None
-        self._replays: OrderedDict[GameKey, ReplayedGame] = OrderedDict()
-        self._blockers: dict[str, str | None] | None = None
+        self._replays: OrderedDict[tuple[GameKey, Stamp], ReplayedGame] = OrderedDict()
+        self._blockers: tuple[tuple[tuple[str, ...], Stamp], dict[str, str | None]] | None = None
+        self._ladder: tuple[tuple[int, ...], dict[str, Any]] | None = None
 
     def _open(self) -> ReadOnlyResults:
         return ReadOnlyResults(self.path)
+
+    def _info(self) -> TournamentInfo:
+        """The tournament's fingerprint now (a ladder gains bots while it is watched)."""
+        with self._open() as db:
+            info = tournament_info(db)
+        self.info = info
+        return info
+
+    def _stamp(self, info: TournamentInfo, labels: tuple[str, ...]) -> Stamp:
+        """The files the agents `labels` name, as they are now (see Stamp)."""
+        out = []
+        for label in labels:
+            for path in spec_files(info.spec(label)):
+                try:
+                    st = path.stat()
+                except OSError:  # gone since spec_files looked: its absence is the stamp
+                    continue
+                out.append((str(path), st.st_size, st.st_mtime_ns))
+        return tuple(out)
 
     # -- the tournament ---------------------------------------------------------------------
     def pairs(self) -> list[tuple[str, str]]:
@@ -84,19 +123,28 @@ class Watch:
 
     def blockers(self) -> dict[str, str | None]:
         """Per agent, why its games cannot be replayed card by card (None: they can)."""
+        info = self._info()
+        key = (info.agents, self._stamp(info, info.agents))
         with self._lock:
-            if self._blockers is None:
-                with self._open() as db:
-                    self._blockers = dict(label_blockers(db))
-            return dict(self._blockers)
+            if self._blockers is not None and self._blockers[0] == key:
+                return dict(self._blockers[1])
+        with self._open() as db:
+            blockers = dict(label_blockers(db))
+        with self._lock:
+            self._blockers = (key, blockers)
+        return dict(blockers)
 
     def summary(self) -> dict[str, Any]:
-        """The tournament: file name, agents, rules, seed, pairings, games, replayability."""
+        """The tournament: file name, agents, rules, seed, pairings, games, replayability,
+        whether it is a ladder (then :meth:`ladder` tells more)."""
+        replay = self.blockers()
         info = self.info
         with self._open() as db:
             (games,) = db.query("SELECT COUNT(*) FROM matches")[0]
+            is_ladder = "ladder" in db.meta()
         return {
             "file": self.path.name,
+            "ladder": is_ladder,
             "agents": list(info.agents),
             "rules": info.rules.name,
             "target": info.rules.target,
@@ -104,9 +152,31 @@ class Watch:
             "max_hands": info.max_hands,
             "games": int(games),
             "pairs": [list(p) for p in self.pairs()],
-            "replay": self.blockers(),
+            "replay": replay,
             "sorts": SORTS,
         }
+
+    # -- the ladder -------------------------------------------------------------------------
+    def ladder(self) -> dict[str, Any] | None:
+        """The ladder's ratings now and after each event and its pairings (:func:`ladder_json`
+        of :func:`tournament.ladder.history.ladder_report`); None for a tournament database.
+        Cached until a game is added or an event recorded."""
+        with self._open() as db:
+            if "ladder" not in db.meta():
+                return None
+            (games,) = db.query("SELECT COUNT(*) FROM matches")[0]
+            events = db.query(
+                "SELECT COUNT(*), COUNT(finished), COALESCE(MAX(event), 0) FROM ladder_events"
+            )[0]
+            key = (int(games), *(int(x) for x in events))
+            with self._lock:
+                if self._ladder is not None and self._ladder[0] == key:
+                    return self._ladder[1]
+            report = ladder_report(db)
+        answer = ladder_json(report, self.pairs())
+        with self._lock:
+            self._ladder = (key, answer)
+        return answer
 
     # -- the list of matches ----------------------------------------------------------------
     def _all_matches(self) -> list[dict[str, Any]]:
@@ -171,15 +241,17 @@ class Watch:
 
     # -- one match, both twins --------------------------------------------------------------
     def game(self, key: GameKey) -> ReplayedGame:
-        """Game `key` replayed (cached: a replay costs a fraction of a second)."""
+        """Game `key` replayed (cached while the files its agents name are unchanged: a
+        replay costs a fraction of a second, more with a ``cmd:`` bot's process)."""
+        cache = (key, self._stamp(self._info(), key[:2]))
         with self._lock:
-            if key in self._replays:
-                self._replays.move_to_end(key)
-                return self._replays[key]
+            if cache in self._replays:
+                self._replays.move_to_end(cache)
+                return self._replays[cache]
         with self._open() as db:
             game = replay_game(db, key)
         with self._lock:
-            self._replays[key] = game
+            self._replays[cache] = game
             while len(self._replays) > _REPLAY_CACHE:
                 self._replays.popitem(last=False)
         return game
@@ -262,4 +334,52 @@ def game_json(game: ReplayedGame) -> dict[str, Any]:
         "winner_team": int(m.winner_team), "winner": m.winner, "num_hands": int(m.num_hands),
         "scores": [int(getattr(m, f"score{s}")) for s in range(4)], "target": int(m.target),
         "exact": game.exact, "reason": game.reason, "hands": hands,
+    }  # fmt: skip
+
+
+def _finite(x: Any) -> float | None:
+    """A rating's number for JSON: NaN (no games yet) is None."""
+    return None if x is None or x != x else float(x)
+
+
+def ladder_json(report: dict[str, Any], pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """A ladder's report (:func:`~tournament.ladder.history.ladder_report`) for the browser.
+
+    Bots are a list (the rating list, best first; each event's ``ratings`` is aligned with
+    it, None where a bot was not on the ladder yet), so that two labels sharing a public
+    name stay apart; a pairing names its bots by index into that list and its pairing by
+    index into `pairs` (:meth:`Watch.pairs`, the match list's filter; None: no game yet).
+    Numbers that are NaN in the report (a bot without games) are None; the file is its name.
+    """
+    bots = report["bots"]
+    index = {b["label"]: i for i, b in enumerate(bots)}
+    pair_index = {p: k for k, p in enumerate(pairs)}
+    return {
+        "file": Path(report["file"]).name,
+        "rules": report["rules"], "seed": report["seed"], "max_hands": report["max_hands"],
+        "anchor": report["anchor"], "method": report["method"],
+        "bots": [{
+            "rank": b["rank"], "label": b["label"], "version": b["version"],
+            "active": b["active"], "added": b["added"], "retired": b["retired"],
+            "replaced": b["replaced"], "elo": _finite(b["elo"]), "low": _finite(b["low"]),
+            "high": _finite(b["high"]), "games": b["games"], "score": b["score"],
+            "win_rate": _finite(b["win_rate"]), "info": b["info"],
+        } for b in bots],
+        "events": [{
+            "event": e["event"], "kind": e["kind"], "labels": e["labels"],
+            "retired": e["retired"], "matches": e["matches"], "started": e["started"],
+            "finished": e["finished"], "pairings": e["pairings"],
+            "ratings": [
+                None if b["label"] not in e["ratings"] else {
+                    k: _finite(e["ratings"][b["label"]][k]) for k in ("elo", "low", "high")
+                } for b in bots
+            ],
+        } for e in report["events"]],
+        "pairings": [{
+            "a": index[p["pair_a"]], "b": index[p["pair_b"]],
+            "pair": pair_index.get((p["pair_a"], p["pair_b"])), "event": p["event"],
+            "matches": p["matches"], "games": p["games"], "games_expected": p["games_expected"],
+            "score_a": p["score_a"], "rate": _finite(p["rate"]), "low": _finite(p["low"]),
+            "high": _finite(p["high"]),
+        } for p in report["pairings"]],
     }  # fmt: skip

@@ -25,6 +25,25 @@ const Play = {
     }
     document.getElementById("start").addEventListener("click", () => this.start());
     document.getElementById("new-game").addEventListener("click", () => this.newGame());
+    document.getElementById("download").addEventListener("click", () => this.download());
+  },
+
+  /** Save the record of the finished hands (the server's text file) through the browser. */
+  async download() {
+    const response = await fetch(`/api/tables/${this.tableId}/record`, { headers: this.headers() });
+    if (!response.ok) {
+      const data = await response.json().catch(() => ({}));
+      showError(data.error || `the record could not be made (${response.status})`);
+      return;
+    }
+    showError(null);
+    const disposition = response.headers.get("Content-Disposition") || "";
+    const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || "400-match.400";
+    const link = el("a", { href: URL.createObjectURL(await response.blob()), download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   },
 
   /** Close the table shown (the server keeps a few per client) and show the setup. */
@@ -143,6 +162,7 @@ const Play = {
     sheet.replaceChildren(s.sheet.length ? sheetTable(s.sheet, s.names, null, narrow)
       : "No hand finished yet.");
     document.getElementById("play").dataset.phase = s.phase;
+    document.getElementById("download").disabled = s.sheet.length === 0; // finished hands only
   },
 
   renderTable(s, winner, done = false) {
