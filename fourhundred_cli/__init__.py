@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from fourhundred_cli import (
+    analyse,
     bid_analyse,
     bid_eval,
     bot_check,
@@ -36,7 +37,7 @@ from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
     tournament, ladder, bot_check, play, match, record, train, evaluate_run, bid_eval, bid_analyse,
-    plot, serve,
+    analyse, plot, serve,
 )  # fmt: skip
 
 

@@ -147,7 +147,7 @@ AGENT_WINGS = {
     "scripted": 2, "value": 2, "remote": 2, "human": 2,
     "neural": 3,
     "search": 4, "compose": 4, "libraries": 4,
-    "bid_analysis": 5, "registry": 5,
+    "bid_analysis": 5, "registry": 5, "analysis": 5,
     "__init__": 6,
 }  # fmt: skip
 

@@ -206,6 +206,17 @@ class SearchAgent(Agent):
     def _action_values(self, view: SeatView, rows: np.ndarray, worlds: int, pool: int,
                        out: np.ndarray) -> None:  # fmt: skip
         """`action_values` of the view's rows `rows`, written into out."""
+        cand, values, mult = self._legal_values(view, rows, worlds, pool)
+        done = ~np.isnan(values)
+        total = np.where(done, values, 0.0) * mult[:, :, None]
+        mean = total.sum(axis=1) / np.where(done, mult[:, :, None], 0.0).sum(axis=1)
+        ok = cand >= 0
+        out[rows[np.nonzero(ok)[0]], cand[ok]] = mean[ok]
+
+    def _legal_values(self, view: SeatView, rows: np.ndarray, worlds: int,
+                      pool: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """Every legal action of the view's rows `rows` scored in all their worlds: cand
+        (R, A) the actions (-1 past the last), values (R, W, A) and mult (R, W) as `_score`."""
         legal = view.legal_mask[rows]
         n = legal.sum(axis=1)
         cand = np.full((rows.size, int(n.max())), -1, np.int64)
@@ -214,11 +225,29 @@ class SearchAgent(Agent):
         sub = view.select(rows)
         picks, counts = self._worlds(sub, worlds, pool)
         values, mult = self._score(sub, cand, picks, counts, pool, np.inf)
-        done = ~np.isnan(values)
-        total = np.where(done, values, 0.0) * mult[:, :, None]
-        mean = total.sum(axis=1) / np.where(done, mult[:, :, None], 0.0).sum(axis=1)
-        ok = cand >= 0
-        out[rows[np.nonzero(ok)[0]], cand[ok]] = mean[ok]
+        return cand, values, mult
+
+    def world_values(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
+        """The values `action_values` averages, world by world: (K, W, 66) float64 every
+        legal action's value in each distinct world of each view (NaN where illegal and past
+        the view's distinct worlds) and (K, W) float64 how often each world was drawn (0
+        past them); W is the larger of `worlds` and `bid_worlds`. No time budget."""
+        legal = view.legal_mask
+        width = max(self.worlds, self.bid_worlds)
+        out = np.full((view.size, width, legal.shape[1]), np.nan)
+        weights = np.zeros((view.size, width))
+        self.last_stats = {"decisions": view.size, "searched": 0, "worlds": 0}
+        playing = view.phase == Phase.PLAY
+        for sel, worlds, pool in ((playing, self.worlds, self.candidates),
+                                  (~playing, self.bid_worlds, self.bid_pool)):  # fmt: skip
+            for rows in _chunks(np.flatnonzero(sel & legal.any(axis=1)), pool):
+                cand, values, mult = self._legal_values(view, rows, worlds, pool)
+                scored = ~np.isnan(values[:, :, 0])
+                j, a = np.nonzero(cand >= 0)
+                w = values.shape[1]
+                out[rows[j], :w, cand[j, a]] = np.where(scored[j], values[j, :, a], np.nan)
+                weights[rows, :w] = np.where(scored, mult, 0.0)
+        return out, weights
 
     # -- worlds ------------------------------------------------------------------------------
     def _worlds(self, view: SeatView, worlds: int, pool: int) -> tuple[np.ndarray, np.ndarray]:
