@@ -14,6 +14,7 @@ the score sheet at the end.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.game_record import write_record
 from fourhundred_env.registry import NoSettings, make_agent, parse_spec, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
@@ -258,10 +260,22 @@ def play_match(
     max_hands: int = 200,
     input_fn: Callable[[str], str] = input,
     output: Callable[[str], None] = print,
+    record: str | Path | None = None,
 ) -> Table:
     """A match between a person at `seat` and bots (one spec for all three, or three specs for
-    the other seats in increasing order). Returns the finished (or stopped) table."""
+    the other seats in increasing order). Returns the finished (or stopped) table.
+
+    `record`: a file the match is written to as a game record (``.json`` or text), after
+    every hand and once more at the end, the hand in progress included if the person quits.
+    """
     rules = rules if rules is not None else Rules()
+    if record is not None:
+        folder = Path(record).parent
+        if not folder.is_dir():
+            raise FourHundredError(
+                f"record {str(record)!r}: the folder {str(folder)!r} does not exist: expected "
+                "a file in an existing folder"
+            )
     if seat not in (0, 1, 2, 3):
         raise FourHundredError(f"seat={seat!r}: expected 0, 1, 2 or 3")
     others = [s for s in range(4) if s != seat]
@@ -285,6 +299,7 @@ def play_match(
     for a in (*agents.values(), human):
         a.reset(1)
     table = Table(rules=rules, seed=seed, name="play")
+    labels = [names[s] for s in range(4)]
     index = np.array([0])
     output(
         f"400: you are S{seat}, partner S{(seat + 2) % 4} ({names[(seat + 2) % 4]}); opponents "
@@ -324,17 +339,23 @@ def play_match(
                         f"tricks {list(table.tricks_won)}"
                     )
             _hand_summary(table, output)
+            if record is not None:
+                write_record(table.record(seats=labels), record)
     except QuitGame:
         output("Game abandoned.")
         abandoned = True
     else:
         abandoned = False
+    if record is not None:
+        write_record(table.record(seats=labels), record)
     output("")
     output(table.score_sheet())
     if table.winner is None and not abandoned:
         output(f"(stopped unfinished after {table.hand_number} hands)")
     elif table.winner is not None:
         output("You win!" if table.winner == seat % 2 else "You lose.")
+    if record is not None:
+        output(f"record: {record} (see it: fourhundred record show {record})")
     return table
 
 

@@ -25,6 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-hands", type=int, default=200, help="stop the match after this many hands"
     )
+    p.add_argument(
+        "--record", default=None, metavar="FILE",
+        help="write the match to FILE as a game record (.json: JSON, else text) after every "
+        "hand and at the end (default: none)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     rules = Rules.preset(args.rules)
     print(f"(seed {seed}: replay this match with --seed {seed})")
-    play_match(args.seat, args.bots, rules, seed, args.max_hands)
+    play_match(args.seat, args.bots, rules, seed, args.max_hands, record=args.record)
     return 0

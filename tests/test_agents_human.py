@@ -12,6 +12,7 @@ from agents.human import HumanAgent, QuitGame, hand_line, play_match, render_vie
 from fourhundred_cli import main as cli_main
 from fourhundred_env.cards import BID_OFFSET, cards_to_set, parse_card, parse_hand
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.game_record import read_record
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
@@ -145,6 +146,26 @@ def test_play_command_driven_by_stdin(monkeypatch, capsys) -> None:
     assert "S2 (heuristic) bids" in out or "S2 (heuristic) asks for a redeal" in out
     assert "Score sheet" in out
     assert "(stopped unfinished after 2 hands)" in out or "You win" in out or "You lose" in out
+
+
+def test_play_writes_a_game_record_that_replays(monkeypatch, capsys, tmp_path) -> None:
+    answers = _answers_for(seed=5, seat=1, max_hands=2)
+    path = tmp_path / "match.400"
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
+    args = ["play", "--seed", "5", "--seat", "1", "--max-hands", "2", "--record", str(path)]
+    assert cli_main(args) == 0
+    assert f"record: {path}" in capsys.readouterr().out
+    record = read_record(path)
+    assert record.seats == ("heuristic", "you", "heuristic", "heuristic")
+    table = Table.from_record(record)
+    assert table.hand_number == 2 and table.phase in ("hand_over", "match_over")
+    # quitting mid-hand keeps the hand in progress, up to the last move made
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers[:3]) + "\nquit\n"))
+    assert cli_main(args) == 0
+    assert Table.from_record(read_record(path)).phase in ("bid", "play")
+    missing = tmp_path / "no" / "match.400"
+    assert cli_main(["play", "--seed", "5", "--record", str(missing)]) == 2
+    assert "the folder" in capsys.readouterr().err
 
 
 def test_play_quits_cleanly_and_rejects_bad_setups(monkeypatch, capsys) -> None:
