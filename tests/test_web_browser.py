@@ -295,3 +295,36 @@ def test_the_page_fits_the_screen(browser: Any, base_url: str, width: int) -> No
         assert width < 768 or cut <= 1, (width, cut)
     pg.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("width", (390, 1440))
+def test_a_whole_match_played_on_a_phone_and_a_wide_screen(
+    browser: Any, base_url: str, width: int
+) -> None:
+    """A match to its end, every decision clicked, on a 390 px phone and a 1440 px screen:
+    the page fits at the end, and the score sheet holds every hand of the match."""
+    errors: list[str] = []
+    pg = browser.new_page(viewport={"width": width, "height": 900})
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(30_000)
+    _start(pg, base_url, PLAYED_SEED)
+    hands = 1
+    while (phase := pg.get_attribute("#play", "data-phase")) != "match_over":
+        assert hands <= 200, "the match did not end within 200 hands"
+        if phase == "hand_over":
+            _fits(pg, f"hand {hands} over at {width} px")
+            pg.click("#next-hand")
+            hands += 1
+        elif pg.is_visible("#bidpicker"):
+            pg.locator("#bidpicker button").last.click()  # the highest bid: a short match
+        else:
+            pg.locator("#hand .card.legal").first.click()
+        _idle(pg)
+    assert hands >= 2
+    assert pg.locator("#sheet table.sheet tbody tr").count() == hands
+    over = pg.inner_text("#handover")
+    assert "the match is over" in over and "null" not in over and "undefined" not in over
+    _fits(pg, f"match over at {width} px")
+    pg.screenshot(path=str(SHOTS / f"match-over-{width}.png"), full_page=True)
+    pg.close()
+    assert not errors, errors
