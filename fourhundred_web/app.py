@@ -7,15 +7,20 @@ changes nothing)::
     GET    /api/options            bots to choose from (public names, strongest first, with a
                                    note on strength and speed), rules presets, whether a
                                    database is open
-    POST   /api/tables             {"seat", "partner", "right", "left", "rules", "seed"?}: a new
-                                   table, first hand dealt; answers {"id", "token", "state"}
-                                   (and "seed" when the request gave one)
-    GET    /api/tables/{id}        the table as the person sees it
+    POST   /api/tables             {"seat", "partner", "right", "left", "rules", "seed"?,
+                                   "name"?}: a new table, first hand dealt; a role given as
+                                   "person" is a seat for a person invited by a link; answers
+                                   {"id", "token", "state"}, "invites" [{"seat", "token",
+                                   "link"}] when a seat is a person's, and "seed" when the
+                                   request gave one
+    GET    /api/tables/{id}        ?since=N: the table as the token's seat sees it (frames:
+                                   this hand's moves after the first N of the match)
+    POST   /api/tables/{id}/join   {"name"?}: the token's person has opened the table
     POST   /api/tables/{id}/act    {"action": "4" | "redeal" | "AH", "seat"?, "moves"?}
-    POST   /api/tables/{id}/deal   the next hand
+    POST   /api/tables/{id}/deal   the next hand (any person at the table)
     GET    /api/tables/{id}/record the record of the table's finished hands, as a text file
                                    (fourhundred_web.records; 409 before the first is over)
-    DELETE /api/tables/{id}        close the table
+    DELETE /api/tables/{id}        close the table (its maker's token only)
     GET    /api/watch              the tournament of the database given to the server
     GET    /api/watch/matches      ?pair=I&sort=S&min_bid=N&offset=N&limit=N
     GET    /api/watch/match        ?pair=I&match=M: both twins, replayed where exact
@@ -25,6 +30,8 @@ changes nothing)::
                                    and replayed: {"game"} for the viewer (400 a malformed
                                    record, with its one-line reason; 413 over 1 MiB)
     GET    /api/watch/record       the record file the server was started with (--record)
+    POST   /api/review, GET|DELETE /api/review/{job}, GET /api/tables/{id}/hint
+                                   engine analysis: fourhundred_web.review
 
 Every answer is JSON but a record's download (``text/plain``, as an attachment).
 
@@ -42,8 +49,10 @@ Fair and safe (issue 40):
   secrets the server draws (:func:`fourhundred_web.play.new_session`) and never sends; the
   browser gets the person's view only. A seed asked for is a reproducible table for the
   person who chose it, and is answered back to them.
-- **Tokens.** Creating a table answers a token (``secrets``); every later call on that table
-  sends it in the ``X-Table-Token`` header. A custom header also means no other site's page
+- **Tokens.** Creating a table answers a token (``secrets``) for the maker's seat and one for
+  each invited person's; every later call on that table sends one in the ``X-Table-Token``
+  header, and acts and sees for that token's seat alone (a seat's hand is in no other
+  token's answer). A custom header also means no other site's page
   can send the call without the browser asking this server first (CORS), which it refuses.
 - **Nothing evicts another client's table.** Each client address may hold `max_per_client`
   tables and the server `max_tables`; past either a new table is refused (429, 503) and
@@ -87,7 +96,13 @@ from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import PRESETS
 from fourhundred_web.bots import AgentChoice, agent_choices, default_bot, public_text
 from fourhundred_web.guard import LOCAL_HOSTS, Guard
-from fourhundred_web.play import IllegalMoveError, OutOfTurnError, PlaySession, new_session
+from fourhundred_web.play import (
+    PERSON,
+    IllegalMoveError,
+    OutOfTurnError,
+    PlaySession,
+    new_session,
+)
 from fourhundred_web.records import MAX_RECORD_UPLOAD, read_upload, record_json, table_record
 from fourhundred_web.requests import (
     MAX_BODY,
@@ -99,6 +114,7 @@ from fourhundred_web.requests import (
     show,
     text_field,
 )
+from fourhundred_web.review import Hints, Reviews, review_routes
 from fourhundred_web.tables import TOKEN_HEADER, OpenTable, Tables
 from fourhundred_web.watch import SORTS, Watch
 
@@ -143,12 +159,14 @@ def create_app(
     any, for a server behind a proxy that checks it)."""
     choices: dict[str, AgentChoice] = agent_choices(agents)
     watch = Watch(db) if db is not None else None
-    opened = None
+    opened = served = None
     if record is not None:
         from fourhundred_env.game_record import read_record
 
-        opened = record_json(read_record(record), Path(record).name)
+        served = read_record(record)
+        opened = record_json(served, Path(record).name)
     tables = Tables(max_tables, max_per_client, idle_seconds)
+    reviews, hints = Reviews(), Hints()
 
     def _watch() -> Watch:
         if watch is None:
@@ -158,8 +176,9 @@ def create_app(
             )
         return watch
 
-    def _table(request: Request) -> OpenTable:
-        return tables.get(request.path_params["table_id"], request.headers.get(TOKEN_HEADER))
+    def _table(request: Request) -> tuple[OpenTable, int]:
+        """The request's table and its token's seat (404, 401, 403 refused)."""
+        return tables.get_seat(request.path_params["table_id"], request.headers.get(TOKEN_HEADER))
 
     # -- play ----------------------------------------------------------------------------------
     async def options(request: Request) -> dict[str, Any]:
@@ -182,18 +201,22 @@ def create_app(
 
     async def create_table(request: Request) -> dict[str, Any]:
         body = await read_body(request)
-        check_fields(body, ("seat", "partner", "right", "left", "rules", "seed"))
+        check_fields(body, ("seat", "partner", "right", "left", "rules", "seed", "name"))
         seat = int_field(body.get("seat"), "seat", 0, 3, default=0)
         default = default_bot(choices)
         specs = {r: text_field(body.get(r), r, default) for r in ("partner", "right", "left")}
         rules = text_field(body.get("rules"), "rules", "wiki")
         seed = None if body.get("seed") is None else int_field(body["seed"], "seed", 0, 2**31 - 1)
-        table = tables.open(request.client.host if request.client else "")
+        name = None if body.get("name") is None else text_field(body["name"], "name")
+        offset = {"right": 1, "partner": 2, "left": 3}
+        invited = tuple(sorted((seat + offset[r]) % 4 for r, v in specs.items() if v == PERSON))
+        table = tables.open(request.client.host if request.client else "", seat, invited)
 
         def make() -> tuple[PlaySession, dict[str, Any]]:
             session = new_session(
-                seat, specs["partner"], specs["right"], specs["left"], rules, seed, choices
-            )
+                seat, specs["partner"], specs["right"], specs["left"], rules, seed, choices,
+                name,
+            )  # fmt: skip
             with session.lock:
                 return session, session.state()
 
@@ -202,30 +225,58 @@ def create_app(
         except BaseException:
             tables.close(table)
             raise
-        answer = {"id": table.table_id, "token": table.token, "state": state}
+        answer: dict[str, Any] = {"id": table.table_id, "token": table.token, "state": state}
+        if invited:  # the links the maker hands on: the token in the fragment, never sent
+            answer["invites"] = [
+                {"seat": s, "token": table.seat_tokens[s],
+                 "link": f"/#join={table.table_id}.{table.seat_tokens[s]}"}
+                for s in invited
+            ]  # fmt: skip
         if seed is not None:  # the owner's own reproducible table: nothing secret in it
             answer["seed"] = seed
         return answer
 
-    def _on_table(request: Request, change: Callable[[PlaySession], None] | None) -> Any:
-        """Run `change` (None: nothing) on the request's table, answer its state."""
-        table = _table(request)
+    def _on_table(
+        request: Request, change: Callable[[PlaySession, int], None] | None,
+        since: int | None = None,
+    ) -> Any:  # fmt: skip
+        """Run `change` (None: nothing) on the request's table for its token's seat, answer
+        the state that seat sees, with the frames after the first `since` moves (None: the
+        moves this request made)."""
+        table, seat = _table(request)
         session = table.session
         assert session is not None  # Tables.get answers only tables made
 
         def run() -> dict[str, Any]:
             with session.lock:
+                before = session.moves if since is None else since
                 if change is not None:
-                    change(session)
-                return {"id": table.table_id, "state": session.state()}
+                    change(session, seat)
+                return {"id": table.table_id, "state": session.state(seat, before)}
 
         return tables.run(table, run)
 
     async def table_state(request: Request) -> dict[str, Any]:
         if request.method == "DELETE":
-            tables.close(_table(request))
+            table, seat = _table(request)
+            if seat != table.seat:
+                raise ApiError(
+                    403, f"table {table.table_id!r}: only its maker (S{table.seat}) may close it; "
+                    "a person invited leaves by closing the page"
+                )  # fmt: skip
+            tables.close(table)
             return {"id": request.path_params["table_id"], "closed": True}
-        return await _on_table(request, None)
+        q = request.query_params
+        check_fields(q, ("since",))
+        since = None if q.get("since") is None else int_field(q["since"], "since", 0, 10**6)
+        return await _on_table(request, None, since)
+
+    async def join(request: Request) -> dict[str, Any]:
+        _table(request)  # 404/401/403 before the body is read
+        body = await read_body(request)
+        check_fields(body, ("name",))
+        name = None if body.get("name") is None else text_field(body["name"], "name")
+        return await _on_table(request, lambda s, seat: s.join(seat, name))
 
     async def act(request: Request) -> dict[str, Any]:
         _table(request)  # 404/401/403 before the body is read
@@ -234,15 +285,15 @@ def create_app(
         action = text_field(body.get("action"), "action", ascii=True)  # "4", "redeal", "AH"
         seat = None if body.get("seat") is None else int_field(body["seat"], "seat", 0, 3)
         moves = None if body.get("moves") is None else int_field(body["moves"], "moves", 0, 10**6)
-        return await _on_table(request, lambda s: s.act(action, seat=seat, moves=moves))
+        return await _on_table(request, lambda s, by: s.act(action, seat=seat, moves=moves, by=by))
 
     async def deal(request: Request) -> dict[str, Any]:
         _table(request)
         check_fields(await read_body(request), ())
-        return await _on_table(request, lambda s: s.deal())
+        return await _on_table(request, lambda s, by: s.deal())
 
     async def download_record(request: Request) -> Response:
-        table = _table(request)
+        table, _ = _table(request)
         check_fields(request.query_params, ())
         session = table.session
         assert session is not None
@@ -372,6 +423,7 @@ def create_app(
         Route("/api/options", api(options)),
         Route("/api/tables", api(create_table), methods=["POST"]),
         Route("/api/tables/{table_id}", api(table_state), methods=["GET", "DELETE"]),
+        Route("/api/tables/{table_id}/join", api(join), methods=["POST"]),
         Route("/api/tables/{table_id}/act", api(act), methods=["POST"]),
         Route("/api/tables/{table_id}/deal", api(deal), methods=["POST"]),
         Route("/api/tables/{table_id}/record", api(download_record)),
@@ -381,6 +433,7 @@ def create_app(
         Route("/api/watch/ladder", api(watch_ladder)),
         Route("/api/watch/record", api(watch_record)),
         Route("/api/records", api(open_record), methods=["POST"]),
+        *review_routes(api, tables, reviews, hints, _watch, served),  # fourhundred_web.review
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     app = Starlette(
@@ -389,4 +442,5 @@ def create_app(
         exception_handlers={HTTPException: http_error, 500: server_error},
     )
     app.state.tables = tables  # for tests: what the server holds (the browser never sees it)
+    app.state.reviews, app.state.hints = reviews, hints  # for tests: their valuers
     return app

@@ -1,12 +1,14 @@
-"""A person's table in the browser: one match against three bots, held by the server.
+"""A table in the browser: one match of one to four people, bots in the other seats, held
+by the server.
 
 :class:`PlaySession` is the server's game loop (as :func:`agents.human.play_match` is the
 terminal's): the engine (a :class:`~fourhundred_env.table.Table`) is the authority, the bots
-move as soon as it is their turn, and the browser gets :meth:`PlaySession.state`, built from
-the person's :class:`~fourhundred_env.view.SeatView` and public facts only (bids, cards played,
-tricks, scores). It never holds another seat's cards. Every move made since the browser's last
-request comes with it as a *frame* (who did what, the trick after it), so the page can show
-the bots' cards one by one.
+move as soon as it is their turn, a person's seat waits for that person, and each person's
+browser gets :meth:`PlaySession.state` for their seat, built from that seat's
+:class:`~fourhundred_env.view.SeatView` and public facts only (bids, cards played, tricks,
+scores). It never holds another seat's cards. The moves made since the move count the
+browser names come with it as *frames* (who did what, the trick after it), so the page can
+show the other seats' cards one by one.
 
 Which bots a person may choose: :mod:`fourhundred_web.bots`.
 """
@@ -50,6 +52,8 @@ from fourhundred_web.bots import (
 
 __all__ = [
     "DEFAULT_BOTS",
+    "MAX_NAME",
+    "PERSON",
     "STRENGTH",
     "AgentChoice",
     "IllegalMoveError",
@@ -57,6 +61,7 @@ __all__ = [
     "PlaySession",
     "RequestError",
     "agent_choices",
+    "check_person_name",
     "default_bot",
     "hand_sheet",
     "public_text",
@@ -64,6 +69,10 @@ __all__ = [
 
 MAX_HANDS = 200
 """A match still going after this many hands is stopped (as `fourhundred play` does)."""
+PERSON = "person"
+"""The seat choice, in place of a bot's name, of a person invited by a link."""
+MAX_NAME = 24
+"""Longest name a person may give their seat (characters)."""
 
 
 class RequestError(FourHundredError):
@@ -117,14 +126,28 @@ def _hand_groups(card_set: int) -> list[dict[str, Any]]:
     return groups
 
 
+def check_person_name(name: str) -> str:
+    """`name` stripped, if it is a name a person may give their seat: 1 to MAX_NAME letters,
+    digits, spaces and ``.-_'``; RequestError otherwise."""
+    text = name.strip()
+    if not (0 < len(text) <= MAX_NAME and all(c.isalnum() or c in " .-_'" for c in text)):
+        raise RequestError(
+            f"name={text[: MAX_NAME + 6]!r}: expected 1 to {MAX_NAME} letters, digits, spaces "
+            "or .-_'"
+        )
+    return text
+
+
 @dataclass
 class PlaySession:
-    """One match between a person at `seat` and three bots (see the module docstring).
+    """One match between the person who made it, at `seat`, the people invited to the seats
+    `invited`, and bots in the others (see the module docstring).
 
-    `bots` maps each other seat to an agent spec (`labels`, to the name shown). Methods that
-    change the table raise RequestError (nothing changed) for a request that cannot be
-    carried out now. `seed` deals the cards and is the server's alone (never in `state`);
-    `agent_seeds` seed the bots by seat (None: ``seed * 4 + seat``, a reproducible table).
+    `bots` maps each seat nobody holds to an agent spec (`labels`, to the name shown).
+    Methods that change the table raise RequestError (nothing changed) for a request that
+    cannot be carried out now. `seed` deals the cards and is the server's alone (never in
+    `state`); `agent_seeds` seed the bots by seat (None: ``seed * 4 + seat``, a reproducible
+    table); `secret`: the seed was drawn by the server (no person knows the deals).
     """
 
     seat: int
@@ -133,17 +156,28 @@ class PlaySession:
     seed: int = field(repr=False)
     labels: Mapping[int, str] = field(default_factory=dict)
     agent_seeds: Mapping[int, int] | None = field(default=None, repr=False)
+    invited: tuple[int, ...] = ()
+    secret: bool = False
     table: Table = field(init=False)
     agents: dict[int, Agent] = field(init=False)
     lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     frames: list[dict[str, Any]] = field(init=False, default_factory=list)
     moves: int = field(init=False, default=0)
+    names: dict[int, str] = field(init=False, default_factory=dict)
+    joined: set[int] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         if self.seat not in (0, 1, 2, 3):
             raise RequestError(f"seat={self.seat!r}: expected 0, 1, 2 or 3")
-        if sorted(self.bots) != [s for s in range(4) if s != self.seat]:
-            raise RequestError(f"bots for seats {sorted(self.bots)}: expected the other three")
+        self.invited = tuple(sorted(set(self.invited)))
+        if not set(self.invited) <= {0, 1, 2, 3} - {self.seat}:
+            raise RequestError(f"invited seats {list(self.invited)}: expected other seats, 0-3")
+        if sorted(self.bots) != [s for s in range(4) if s not in self.people]:
+            raise RequestError(
+                f"bots for seats {sorted(self.bots)}: expected the seats nobody holds, "
+                f"{[s for s in range(4) if s not in self.people]}"
+            )
+        self.joined = {self.seat}
         seeds = self.agent_seeds or {s: self.seed * 4 + s for s in self.bots}
         self.agents = {s: make_agent(spec, self.rules, seed=seeds[s])
                        for s, spec in self.bots.items()}  # fmt: skip
@@ -152,9 +186,32 @@ class PlaySession:
         self.table = Table(rules=self.rules, seed=self.seed, name="web")
         self.deal()
 
+    @property
+    def people(self) -> tuple[int, ...]:
+        """The seats people hold (the maker's and the invited), in seat order."""
+        return tuple(sorted((self.seat, *self.invited)))
+
+    def name_of(self, seat: int) -> str:
+        """The name shown for `seat`: a bot's label; ``you`` at a table of one person; else
+        the name its person gave, or ``person k`` (k: 1-4, in seat order)."""
+        if seat in self.bots:
+            return self.labels.get(seat, self.bots[seat])
+        if not self.invited:
+            return "you"
+        return self.names.get(seat) or f"person {self.people.index(seat) + 1}"
+
     # -- changing the table -------------------------------------------------------------------
+    def join(self, seat: int, name: str | None = None) -> None:
+        """The person at `seat` has opened the table (with `name`, if given, as their name:
+        see :func:`check_person_name`)."""
+        if seat not in self.people:
+            raise RequestError(f"seat {seat} is a bot's: it cannot be joined")
+        if name is not None:
+            self.names[seat] = check_person_name(name)
+        self.joined.add(seat)
+
     def deal(self) -> None:
-        """Deal the next hand and let the bots move until the person is to act (or the hand
+        """Deal the next hand and let the bots move until a person is to act (or the hand
         is over: a bot's redeal, a throw-in)."""
         phase = self.table.phase
         if phase == "match_over":
@@ -170,17 +227,24 @@ class PlaySession:
         self.table.deal()
         self._bots_move()
 
-    def act(self, action: str, seat: int | None = None, moves: int | None = None) -> None:
-        """The person's bid, redeal request or card (text: ``"4"``, ``"redeal"``, ``"AH"``),
-        then the bots' moves up to the person's next decision.
+    def act(
+        self, action: str, seat: int | None = None, moves: int | None = None,
+        by: int | None = None,
+    ) -> None:  # fmt: skip
+        """The bid, redeal request or card (text: ``"4"``, ``"redeal"``, ``"AH"``) of the
+        person at seat `by` (None: the table's maker), then the bots' moves up to the next
+        decision of a person.
 
-        `seat`, if given, must be the person's seat; `moves`, if given, the number of moves
-        the browser has seen (a stale page is refused rather than acting on a table it has
-        not shown). OutOfTurnError when it is not the person's turn, RequestError for an
-        action that is not legal now (with the reason and the legal actions).
+        `seat`, if given, must be `by`; `moves`, if given, the number of moves the browser
+        has seen (a stale page is refused rather than acting on a table it has not shown).
+        OutOfTurnError when it is not that person's turn, RequestError for an action that is
+        not legal now (with the reason and the legal actions).
         """
-        if seat is not None and seat != self.seat:
-            raise OutOfTurnError(f"seat {seat} is not yours: you play seat {self.seat}")
+        me = self.seat if by is None else by
+        if me not in self.people:
+            raise OutOfTurnError(f"seat {me} is a bot's: no person plays it")
+        if seat is not None and seat != me:
+            raise OutOfTurnError(f"seat {seat} is not yours: you play seat {me}")
         if moves is not None and moves != self.moves:
             raise OutOfTurnError(
                 f"the page is out of date (it has seen {moves} moves, the table has made "
@@ -190,27 +254,27 @@ class PlaySession:
         if phase not in ("bid", "play"):
             hint = "deal the next hand first" if phase == "hand_over" else "the match is over"
             raise OutOfTurnError(f"no decision is pending ({phase.replace('_', ' ')}): {hint}")
-        if self.table.to_play != self.seat:  # only while bots are being driven elsewhere
-            raise OutOfTurnError(f"it is S{self.table.to_play}'s turn, not yours")
+        if self.table.to_play != me:
+            to_play = int(self.table.to_play)  # type: ignore[arg-type]
+            raise OutOfTurnError(f"it is S{to_play}'s turn ({self.name_of(to_play)}), not yours")
         try:
             a = parse_action(action)
         except (CardError, ValueError) as e:  # ValueError: parse_action's int("²")
             raise RequestError(f"action {action!r} is not understood: {e}") from None
-        view = self._view()
+        view = self._view(me)
         if not view.legal_mask[0, a]:
             raise IllegalMoveError(
                 f"{action_text(a)} is not legal now: {_why_illegal(view, a)}; legal: "
                 + " ".join(action_text(x) for x in np.flatnonzero(view.legal_mask[0]))
             )
-        self.frames = []
-        self._apply(self.seat, a, forfeit=None)
+        self._apply(me, a, forfeit=None)
         self._bots_move()
 
     def _bots_move(self) -> None:
-        """Bots act until the person is to act or the hand is over (the conduct rules of
+        """Bots act until a person is to act or the hand is over (the conduct rules of
         `play_match`: a bot that raises or plays an illegal action forfeits its contract,
         and its lowest legal action is played)."""
-        while self.table.phase in ("bid", "play") and self.table.to_play != self.seat:
+        while self.table.phase in ("bid", "play") and self.table.to_play in self.bots:
             s = int(self.table.to_play)  # type: ignore[arg-type]
             view = self._view(s)
             forfeit = None
@@ -226,7 +290,8 @@ class PlaySession:
             self._apply(s, a, forfeit)
 
     def _apply(self, seat: int, action: int, forfeit: str | None) -> None:
-        """Play `action` for `seat` and record its frame (public facts only)."""
+        """Play `action` for `seat` and record its frame (public facts only; ``move``: the
+        table's move count after it)."""
         t = self.table
         tricks_before = t.tricks_won
         trick_before = t.trick
@@ -237,7 +302,7 @@ class PlaySession:
         self.moves += 1
         kind = "play" if action < NUM_CARDS else ("redeal" if action == REDEAL_ACTION else "bid")
         frame: dict[str, Any] = {
-            "seat": seat, "kind": kind, "action": action_text(action),
+            "move": self.moves, "seat": seat, "kind": kind, "action": action_text(action),
             "bids": list(t.bids), "tricks_won": list(t.tricks_won), "forfeit": forfeit,
         }  # fmt: skip
         if kind == "play":
@@ -260,20 +325,26 @@ class PlaySession:
         s = self.seat if seat is None else seat
         return seat_view(self.table.engine, self.table.state, np.array([0]), np.int8(s))
 
-    def state(self) -> dict[str, Any]:
-        """What the person's browser may know now: their view, the public record of the
-        match, and the frames of the moves made since the last request."""
+    def state(self, viewer: int | None = None, since: int | None = None) -> dict[str, Any]:
+        """What the browser of the person at seat `viewer` (None: the maker's) may know now:
+        their view, the public record of the match, and the frames of this hand's moves
+        after the first `since` moves of the match (None: all of this hand's)."""
+        me = self.seat if viewer is None else viewer
+        if me not in self.people:
+            raise RequestError(f"seat {me} is a bot's: no person sees it")
         t = self.table
-        v = self._view()
+        v = self._view(me)
         in_hand = t.phase in ("bid", "play")
         legal = [action_text(a) for a in np.flatnonzero(v.legal_mask[0])]
         last = t.history[-1] if t.history and not in_hand else None
         first_bidder = (int(v.dealer[0]) + 1) % 4 if in_hand else None
         return {
-            "seat": self.seat,
-            "names": [
-                "you" if s == self.seat else self.labels.get(s, self.bots[s]) for s in range(4)
-            ],
+            "seat": me,
+            "names": [self.name_of(s) for s in range(4)],
+            "people": list(self.people),
+            "joined": sorted(self.joined),
+            "maker": self.seat,
+            "secret": self.secret,
             "rules": t.rules.name,
             "target": t.target,
             "phase": t.phase,
@@ -282,7 +353,7 @@ class PlaySession:
             "dealer": t._hand_dealer(),
             "first_bidder": first_bidder,
             "to_play": t.to_play,
-            "your_turn": in_hand and t.to_play == self.seat,
+            "your_turn": in_hand and t.to_play == me,
             "scores": list(t.scores),  # they change only when a hand ends
             "bids": list(t.bids),
             "min_bids": [int(x) for x in v.min_bid[0]],
@@ -293,7 +364,7 @@ class PlaySession:
             "hand": _hand_groups(int(v.hand_set[0])),
             "legal": legal,
             "redeal_allowed": "redeal" in legal,
-            "frames": list(self.frames),
+            "frames": [f for f in self.frames if since is None or f["move"] > since],
             "moves": self.moves,
             "last_hand": hand_sheet(last) if last is not None else None,
             "sheet": [hand_sheet(h) for h in t.history],
@@ -324,33 +395,40 @@ to search for from the cards a person holds."""
 
 def new_session(
     seat: int, partner: str, right: str, left: str, rules: str, seed: int | None,
-    choices: Mapping[str, AgentChoice],
+    choices: Mapping[str, AgentChoice], name: str | None = None,
 ) -> PlaySession:  # fmt: skip
-    """A session from a browser's choices (bots by public name), each checked against the
-    server's lists.
+    """A session from a browser's choices (bots by public name, each checked against the
+    server's lists; PERSON: a person invited by a link), for a person at `seat` (called
+    `name`, if given).
 
     `seed` None (what a page gets unless it asks for a seed): the deal and the bots' seeds
     are secrets drawn here and kept by the session, so nothing the browser is sent tells
     the bots' cards. A `seed` given is a reproducible table for the person who chose it:
     the same deals and the same bots' seeds every time."""
-    for role, name in (("partner", partner), ("right", right), ("left", left)):
-        if name not in choices:
+    for role, bot in (("partner", partner), ("right", right), ("left", left)):
+        if bot != PERSON and bot not in choices:
             raise RequestError(
-                f"{role}={public_text(name)!r}: not a bot this server offers; expected one of "
-                f"{list(choices)}"
+                f"{role}={public_text(bot)!r}: not a bot this server offers; expected one of "
+                f"{list(choices)}, or {PERSON!r} (a person invited by a link)"
             )
     if rules not in PRESETS:
         raise RequestError(f"rules={public_text(rules)!r}: expected one of {sorted(PRESETS)}")
+    given = name if name is None else check_person_name(name)
     names = {(seat + 2) % 4: partner, (seat + 1) % 4: right, (seat + 3) % 4: left}
-    bots = {s: choices[name].spec for s, name in names.items()}
-    labels = {s: choices[name].label for s, name in names.items()}
+    invited = tuple(sorted(s for s, bot in names.items() if bot == PERSON))
+    bots = {s: choices[bot].spec for s, bot in names.items() if bot != PERSON}
+    labels = {s: choices[bot].label for s, bot in names.items() if bot != PERSON}
     try:
         if seed is not None:
-            return PlaySession(seat, bots, Rules.preset(rules), seed, labels)
-        agent_seeds = {s: secrets.randbits(SECRET_BITS) for s in bots}
-        return PlaySession(seat, bots, Rules.preset(rules), secrets.randbits(SECRET_BITS),
-                           labels, agent_seeds)  # fmt: skip
+            session = PlaySession(seat, bots, Rules.preset(rules), seed, labels, invited=invited)
+        else:
+            agent_seeds = {s: secrets.randbits(SECRET_BITS) for s in bots}
+            session = PlaySession(seat, bots, Rules.preset(rules), secrets.randbits(SECRET_BITS),
+                                  labels, agent_seeds, invited, secret=True)  # fmt: skip
     except RequestError:
         raise
     except FourHundredError as e:  # a bot that cannot be made now (a checkpoint gone)
         raise RequestError(f"a bot could not be seated: {public_text(str(e))}") from None
+    if given is not None:
+        session.join(seat, given)
+    return session

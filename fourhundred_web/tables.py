@@ -1,6 +1,9 @@
-"""The web server's open tables: each with its token, the client that made it, its own
-thread (a slow bot never holds the event loop) and a cap on the requests waiting on it; caps
-per client and per server that refuse a new table rather than close another."""
+"""The web server's open tables: each with a token per person's seat, the client that made
+it, its own thread (a slow bot never holds the event loop) and a cap on the requests waiting
+on it; caps per client and per server that refuse a new table rather than close another.
+
+A token is 192 bits from :mod:`secrets`, one per seat a person holds: it answers for that
+seat alone (:meth:`Tables.get_seat`), compared in constant time with every seat's token."""
 
 from __future__ import annotations
 
@@ -10,14 +13,15 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from fourhundred_web.play import PlaySession
 from fourhundred_web.requests import ApiError, show
 
-MAX_PENDING = 4
-"""Requests that may wait on one table at once (one page sends one at a time)."""
+MAX_PENDING = 8
+"""Requests that may wait on one table at once (a page sends one at a time; a table has up
+to four people's pages)."""
 TOKEN_HEADER = "X-Table-Token"
 """The header carrying a table's token on every call after its creation."""
 T = TypeVar("T")
@@ -25,8 +29,10 @@ T = TypeVar("T")
 
 @dataclass(eq=False)
 class OpenTable:
-    """One open table: its session (None while it is being made), its token, the client
-    address that made it, its own thread, when it was last used and how many requests wait."""
+    """One open table: its session (None while it is being made), the token of its maker's
+    seat (`token`, at `seat`) and of every seat a person holds (`seat_tokens`, by seat), the
+    client address that made it, its own thread, when it was last used and how many
+    requests wait."""
 
     table_id: str
     token: str
@@ -35,6 +41,11 @@ class OpenTable:
     used: float
     session: PlaySession | None = None
     pending: int = 0
+    seat: int = 0
+    seat_tokens: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.seat_tokens.setdefault(self.seat, self.token)
 
 
 class Tables:
@@ -59,8 +70,9 @@ class Tables:
     def __len__(self) -> int:
         return len(self._tables)
 
-    def open(self, client: str) -> OpenTable:
-        """A new table's slot for `client`, or 429/503 when it or the server holds enough."""
+    def open(self, client: str, seat: int = 0, invited: tuple[int, ...] = ()) -> OpenTable:
+        """A new table's slot for `client`, with a token for its maker's `seat` and one for
+        each seat in `invited`; 429/503 when the client or the server holds enough."""
         with self._lock:
             self._close_idle()
             mine = sum(t.client == client for t in self._tables.values())
@@ -78,12 +90,21 @@ class Tables:
             table = OpenTable(
                 table_id, secrets.token_urlsafe(24), client,
                 ThreadPoolExecutor(1, thread_name_prefix=f"table-{table_id}"), self.clock(),
+                seat=seat,
             )  # fmt: skip
+            for s in invited:
+                table.seat_tokens[s] = secrets.token_urlsafe(24)
             self._tables[table_id] = table
             return table
 
     def get(self, table_id: str, token: str | None) -> OpenTable:
-        """The table `table_id` if `token` is its token (404, 401, 403 otherwise)."""
+        """The table `table_id` if `token` is the token of one of its seats (404, 401, 403
+        otherwise)."""
+        return self.get_seat(table_id, token)[0]
+
+    def get_seat(self, table_id: str, token: str | None) -> tuple[OpenTable, int]:
+        """(table `table_id`, the seat `token` is the token of): 404 for a table that is not
+        open, 401 without a token, 403 for a token of none of its seats."""
         with self._lock:
             self._close_idle()
             table = self._tables.get(table_id)
@@ -97,13 +118,17 @@ class Tables:
                     401, f"table {table_id!r}: no {TOKEN_HEADER} header: send the token the "
                     "table was created with"
                 )  # fmt: skip
-            if not secrets.compare_digest(token.encode("latin-1"), table.token.encode()):
+            given = token.encode("latin-1")
+            # every seat's token is compared, whichever matches: the time taken tells nothing
+            matches = [s for s, t in table.seat_tokens.items()
+                       if secrets.compare_digest(given, t.encode())]  # fmt: skip
+            if not matches:
                 raise ApiError(
                     403, f"table {table_id!r}: wrong {TOKEN_HEADER}: a table answers only the "
-                    "page that created it"
+                    "tokens of its people's seats (the page that made it and its join links)"
                 )  # fmt: skip
             table.used = self.clock()
-            return table
+            return table, matches[0]
 
     def close(self, table: OpenTable) -> None:
         """Forget `table` and shut its thread down, cancelling the work still waiting."""

@@ -1,6 +1,6 @@
-// Play: a match against three bots. The server holds the table; this page shows the
-// person's view, animates the moves the bots made (the state's frames), and sends the
-// person's bids and cards.
+// Play: a match against bots, alone or with friends (people.js: their seats, links and
+// polling). The server holds the table; this page shows the person's view, animates the
+// moves the other seats made (the state's frames), and sends the person's bids and cards.
 "use strict";
 
 const Play = {
@@ -26,6 +26,7 @@ const Play = {
     document.getElementById("start").addEventListener("click", () => this.start());
     document.getElementById("new-game").addEventListener("click", () => this.newGame());
     document.getElementById("download").addEventListener("click", () => this.download());
+    People.init(); // after the menus are filled: adds "a person (invite)", opens a join link
   },
 
   /** Save the record of the finished hands (the server's text file) through the browser. */
@@ -46,15 +47,18 @@ const Play = {
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   },
 
-  /** Close the table shown (the server keeps a few per client) and show the setup. */
+  /** Close the table shown (the server keeps a few per client) and show the setup. A
+   * person invited to the table leaves it open for the others. */
   async newGame() {
-    if (this.tableId) {
+    const close = this.tableId && People.mayClose();
+    People.leave(true);
+    if (close) {
       const closing = fetch(`/api/tables/${this.tableId}`,
         { method: "DELETE", headers: this.headers() });
-      this.tableId = null;
-      this.token = null;
       await closing.catch(() => {}); // already gone: nothing to close
     }
+    this.tableId = null;
+    this.token = null;
     this.showSetup();
   },
 
@@ -77,6 +81,7 @@ const Play = {
       rules: document.getElementById("rules").value,
     };
     if (seed !== "") body.seed = Number(seed);
+    People.extendBody(body);
     this.setBusy(true); // busy from the click on: the page shows no table until it has one
     let data;
     try {
@@ -87,6 +92,7 @@ const Play = {
     }
     this.tableId = data.id;
     this.token = data.token;
+    People.opened(data);
     document.getElementById("setup").hidden = true;
     document.getElementById("game").hidden = false;
     document.getElementById("log").textContent = data.seed === undefined
@@ -121,6 +127,7 @@ const Play = {
     this.state = state;
     this.render();
     this.setBusy(false);
+    People.afterShow(state); // the invites' status; poll while another person is to act
   },
 
   renderFrame(state, frame) {
@@ -163,6 +170,7 @@ const Play = {
       : "No hand finished yet.");
     document.getElementById("play").dataset.phase = s.phase;
     document.getElementById("download").disabled = s.sheet.length === 0; // finished hands only
+    if (window.Review) Review.afterPlay(this); // review.js: the Review buttons, the hint
   },
 
   renderTable(s, winner, done = false) {
@@ -242,6 +250,7 @@ const Play = {
         : null;
       picker.replaceChildren(facts, ...buttons, ...(redeal ? [redeal] : []));
     }
+    People.prompt(s, prompt);
   },
 
   renderHandOver(s) {
@@ -270,7 +279,7 @@ const Play = {
     const title = s.phase === "match_over" ? `Hand ${h.number} over: the match is over`
       : `Hand ${h.number} over`;
     box.replaceChildren(el("h2", {}, title),
-      ...lines, next);
+      ...lines, ...(next ? [next] : []));
   },
 
   act(action) {

@@ -127,7 +127,8 @@ const Watch = {
       const served = document.getElementById("record-served");
       served.textContent = `Replay ${this.options.record}`;
       served.hidden = false;
-      served.addEventListener("click", async () => this.showRecord(await api("/api/watch/record")));
+      served.addEventListener("click", async () =>
+        this.showRecord(await api("/api/watch/record"), { served: true }));
     }
     if (!this.options.watch) {
       document.getElementById("watch-none").hidden = false;
@@ -156,24 +157,27 @@ const Watch = {
       return;
     }
     let data;
+    const text = await file.text();
     try {
-      data = await api("/api/records", { method: "POST", body: { text: await file.text(), name: file.name } });
+      data = await api("/api/records", { method: "POST", body: { text, name: file.name } });
     } catch (e) {
       showError(`${file.name}: ${e.message}`); // what is wrong with the file, in one line
       return;
     } finally {
       document.getElementById("record-file").value = ""; // the same file may be opened again
     }
-    this.showRecord(data);
+    this.showRecord(data, { text });
   },
 
-  /** Replay a record ({game} from the server) in the viewer. */
-  showRecord(data) {
+  /** Replay a record ({game} from the server) in the viewer; `source`: how the server can
+   * have it again for a review (review.js; `back`: the review offers a way back to Play). */
+  showRecord(data, source = null, back = false) {
     this.stop();
     this.match = { record: true, file: data.game.file, twins: [data.game] };
     this.showReplay();
     this.hand = 0;
     this.step = 0;
+    if (window.Review) Review.attach(source, back);
     this.render();
   },
 
@@ -311,11 +315,13 @@ const Watch = {
     this.match = await api(`/api/watch/match?pair=${index}&match=${matchId}`);
     this.hand = 0;
     this.step = 0;
+    if (window.Review) Review.attach({ pair: index, match: matchId });
     this.render();
   },
 
   backToList() {
     this.stop();
+    if (window.Review) Review.attach(null);
     document.getElementById("replay").hidden = true;
     document.getElementById("watch-record").hidden = false;
     document.getElementById("watch-list").hidden = !this.summary;
@@ -420,6 +426,7 @@ const Watch = {
       this.twinEl(game, t, hands[t], own[t], active === t)));
     document.getElementById("replay").dataset.hand = this.hand;
     document.getElementById("replay").dataset.step = this.step;
+    if (window.Review) Review.decorate();
   },
 
   twinEl(game, t, hand, step, isActive) {
@@ -449,6 +456,7 @@ const Watch = {
         `(final scores ${game.scores.join(" / ")}).`));
     } else {
       parts.push(this.tableEl(hand, step, names));
+      if (window.Review) parts.push(Review.stepEl(t, hand, step));
     }
     const rows = game.hands.map((h) => ({
       number: h.index + 1, dealer: h.dealer, required_total: h.required_total, bids: h.bids,
