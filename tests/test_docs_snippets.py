@@ -23,11 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 FILES = ("README.md", "docs/quickstart.md")
 _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)
 SETUP = ("make ", "pip ")
-# not run: they wait for a person or a browser, or take hours; parsed instead
+# not run: they wait for a person or a browser, or take minutes to hours; parsed instead
 PARSED_ONLY = (
     ".venv/bin/fourhundred serve",
     ".venv/bin/fourhundred play",
     ".venv/bin/fourhundred train configs/selfplay.yaml",
+    ".venv/bin/fourhundred analyse",  # minutes of search: tests/test_analysis.py runs it
 )
 TIMEOUT = 600
 

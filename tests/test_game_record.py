@@ -170,6 +170,8 @@ def test_the_manual_s_example_loads_and_gives_its_stated_scores() -> None:
     assert record.seats == ("alice", "heuristic", "bob", "heuristic")
     assert table.history[0].thrown_in and table.scores == (48, 33, 26, 27) and table.winner == 0
     assert record.hands[1].points == (14, 3, -2, 2)  # left to the replay, filled in
+    # the README's example file is this record, as written
+    assert (ROOT / "examples/records/evening.400").read_text() == blocks[0]
 
 
 def test_hand_record_hands_deal_again() -> None:
@@ -435,7 +437,9 @@ def test_cli_export_of_a_match_that_does_not_replay_says_why(small_db: Path, tmp
     path = tmp_path / "tampered.sqlite"
     shutil.copy(small_db, path)
     con = sqlite3.connect(path)
-    with con:
+    with con:  # a database of schema 1 (no moves): its bots play the match again
+        con.execute("ALTER TABLE hands DROP COLUMN moves")
+        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
         con.execute("UPDATE hands SET score0 = score0 + 5 WHERE match_id = 0 AND orientation = 1 "
                     "AND hand_index = 0")  # fmt: skip
     con.close()
