@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +68,12 @@ def ray_instance():
         yield ray
     finally:
         ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per browser test module (tests/browser.py)."""
+    from tests.browser import chromium
+
+    with chromium() as b:
+        yield b

@@ -1,98 +1,32 @@
-"""The web table in a real browser: headless Chromium (Debian's package) driven by Playwright.
-
-Skipped, with the reason, where Chromium or Playwright is missing; `.ci/run` installs Chromium
-and sets FOURHUNDRED_REQUIRE_BROWSER=1, which turns a skip into a failure. Playwright's own
-browser download is never used: it launches /usr/bin/chromium (or $FOURHUNDRED_CHROMIUM).
-Screenshots of the play and replay views go to runs/screenshots/ (or
-$FOURHUNDRED_SCREENSHOTS) for a person to look at.
-"""
+"""The web table in a real browser: headless Chromium (Debian's package) driven by Playwright
+(tests/browser.py: skipped where none can run, a failure where one is required). Screenshots
+of the play and replay views go to runs/screenshots/ for a person to look at."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("FOURHUNDRED_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-SHOTS = Path(os.environ.get("FOURHUNDRED_SCREENSHOTS", ROOT / "runs" / "screenshots"))
-# flags for a closed network and a root user (see the README)
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+from tests.browser import SHOTS, open_page, page_fixture, require_browser, serve
+
+require_browser()
+
 REDEAL_SEED = 22  # seat 0's first hand of seed 22 holds no A, K, Q or J
 PLAYED_SEED = 11  # with three heuristics and the minimum bid, hand 1 of seed 11 is played
 
 
-def _missing() -> str | None:
-    """Why the browser tests cannot run here, or None."""
-    try:
-        import playwright.sync_api  # noqa: F401
-        import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError as e:
-        return f"{e.name} is not installed (pip install -e '.[web,dev]')"
-    if not Path(CHROMIUM).is_file():
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium, as .ci/run does)"
-    return None
-
-
-_WHY = _missing()
-if _WHY is not None:
-    if os.environ.get("FOURHUNDRED_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required but cannot run: {_WHY}", pytrace=False)
-    pytest.skip(f"browser tests skipped: {_WHY}", allow_module_level=True)
-
-
 @pytest.fixture(scope="module")
 def base_url(results_db: Path) -> Iterator[str]:
-    """The app served by uvicorn on a free port of 127.0.0.1, in a thread."""
-    import uvicorn
-
+    """The app on the tournament database of the session, served by uvicorn in a thread."""
     from fourhundred_web.app import create_app
 
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(db=results_db), host="127.0.0.1", port=0, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    started = threading.Event()
-    while thread.is_alive() and not server.started:  # a wait, not a timing assertion
-        started.wait(0.05)
-    assert server.started, "uvicorn did not start"
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join()
+    yield from serve(create_app(db=results_db))
 
 
-@pytest.fixture(scope="module")
-def browser(base_url: str) -> Iterator[Any]:
-    """One Chromium for the module (Playwright's sync API runs one instance per thread)."""
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def page(browser: Any) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(30_000)
-    yield pg
-    pg.close()
-    assert not errors, errors
+page = page_fixture(scope="module")
 
 
 def _idle(page: Any) -> None:
@@ -242,9 +176,7 @@ def _fits(page: Any, what: str) -> None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_page_fits_the_screen(browser: Any, base_url: str, width: int) -> None:
     errors: list[str] = []
-    pg = browser.new_page(viewport={"width": width, "height": 900})
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(30_000)
+    pg = open_page(browser, errors, width)
     pg.goto(f"{base_url}/#play")
     pg.wait_for_selector("#bot-partner option", state="attached")
     pg.screenshot(path=str(SHOTS / f"layout-{width}-setup.png"), full_page=True)
@@ -304,9 +236,7 @@ def test_a_whole_match_played_on_a_phone_and_a_wide_screen(
     """A match to its end, every decision clicked, on a 390 px phone and a 1440 px screen:
     the page fits at the end, and the score sheet holds every hand of the match."""
     errors: list[str] = []
-    pg = browser.new_page(viewport={"width": width, "height": 900})
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(30_000)
+    pg = open_page(browser, errors, width)
     _start(pg, base_url, PLAYED_SEED)
     hands = 1
     while (phase := pg.get_attribute("#play", "data-phase")) != "match_over":

@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.test_web_browser import CHROMIUM, CHROMIUM_ARGS, PLAYED_SEED, SHOTS  # skips without
-from tests.test_web_browser_watch import serve
+from tests.browser import SHOTS, open_page, require_browser, serve
+
+require_browser()
+
+from tests.test_web_browser import PLAYED_SEED  # noqa: E402
 
 # with the people bidding their minimum, the heuristics' hand 1 of PLAYED_SEED is played
 
@@ -25,23 +28,10 @@ def base_url() -> Iterator[str]:
     yield from serve(create_app())
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def _page(browser: Any, errors: list[str], width: int = 1280) -> tuple[Any, Any]:
     """A page in a browser context of its own (another person's browser)."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(30_000)
+    context = browser.new_context()
+    page = open_page(context, errors, width)
     return context, page
 
 

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.test_web_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS  # skips without a browser
-from tests.test_web_browser_watch import serve
-from tests.test_web_review import DEAL_A, HEAD, PLAYED
+from tests.browser import SHOTS, page_fixture, require_browser, serve
+
+require_browser()
+
+from tests.test_web_review import DEAL_A, HEAD, PLAYED  # noqa: E402
 
 TINY = "search:worlds=2,candidates=8,bid_worlds=2"
 """The valuer of these tests: two worlds (what is tested is the page, not the values)."""
@@ -29,26 +31,7 @@ def url() -> Iterator[str]:
     yield from serve(app)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(120_000)
-    yield pg
-    pg.close()
-    assert not errors, errors
+page = page_fixture(timeout=120_000)
 
 
 def _summary(page: Any) -> list[list[str]]:

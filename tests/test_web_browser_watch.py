@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import shutil
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.test_web_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS  # skips without a browser
-from tournament.ladder.play import add_bots
+from tests.browser import SHOTS, page_fixture, require_browser, serve
+
+require_browser()
+
+from tournament.ladder.play import add_bots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'simple_bot.py'}"
@@ -33,23 +35,6 @@ def ladder_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def serve(app: Any) -> Iterator[str]:
-    """`app` served by uvicorn on a free port of 127.0.0.1, in a thread, until the end."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    started = threading.Event()
-    while thread.is_alive() and not server.started:  # a wait, not a timing assertion
-        started.wait(0.05)
-    assert server.started, "uvicorn did not start"
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join()
-
-
 @pytest.fixture(scope="module")
 def ladder_url(ladder_db: Path) -> Iterator[str]:
     from fourhundred_web.app import create_app
@@ -57,26 +42,7 @@ def ladder_url(ladder_db: Path) -> Iterator[str]:
     yield from serve(create_app(db=ladder_db))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.set_default_timeout(30_000)
-    yield pg
-    pg.close()
-    assert not errors, errors
+page = page_fixture(accept_downloads=True)
 
 
 def test_a_ladder_s_ratings_history_and_a_cmd_bot_s_replay(page: Any, ladder_url: str) -> None:

@@ -19,7 +19,6 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from fourhundred_env.cards import card_text, set_to_cards
 from fourhundred_env.engine import deal_sets
 from fourhundred_env.registry import register_agent
 from fourhundred_web.app import MAX_BODY, TOKEN_HEADER, create_app
+from tests.browser import served
 
 BOTS = {"partner": "random", "right": "random", "left": "random"}
 JSON = {"Content-Type": "application/json"}
@@ -255,27 +255,10 @@ def test_cross_origin_writes_are_refused(client: TestClient) -> None:
 
 
 # -- a real server: the body cap while reading, a slow bot ---------------------------------------
-@contextmanager
-def _serve(app: Any) -> Iterator[int]:
-    """`app` served by uvicorn on a free port of 127.0.0.1, in a thread: the port."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    started = threading.Event()
-    while thread.is_alive() and not server.started:  # a wait, not a timing assertion
-        started.wait(0.05)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield server.servers[0].sockets[0].getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join()
 
 
 def test_a_chunked_body_is_refused_at_the_cap_not_read_first() -> None:
-    with _serve(create_app()) as port, socket.create_connection(("127.0.0.1", port)) as sock:
+    with served(create_app()) as port, socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(
             f"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
@@ -331,7 +314,7 @@ def _call(port: int, method: str, path: str, body: Any = None, token: str | None
 def test_a_slow_bot_blocks_no_other_request() -> None:
     register_agent("slow-test", lambda rules, seed, text: _SlowBot(rules, seed), "test: thinks")
     bots = {"partner": "slow-test", "right": "slow-test", "left": "slow-test", "seed": 3}
-    with _serve(create_app(agents=["slow-test"])) as port:
+    with served(create_app(agents=["slow-test"])) as port:
         first = _call(port, "POST", "/api/tables", bots)["state"]["first_bidder"]
         slow = _call(port, "POST", "/api/tables", {**bots, "seat": first})
         other = _call(port, "POST", "/api/tables", bots)
