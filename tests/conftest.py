@@ -73,7 +73,7 @@ def ray_instance():
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium per browser test module (tests/browser.py)."""
-    from tests.browser import chromium
+    from tests.web import chromium
 
     with chromium() as b:
         yield b

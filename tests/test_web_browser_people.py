@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import SHOTS, open_page, require_browser, serve
+from tests.web import SHOTS, open_page, require_browser, serve
 
 require_browser()
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import SHOTS, page_fixture, require_browser, serve
+from tests.web import SHOTS, page_fixture, require_browser, serve
 
 require_browser()
 

@@ -17,6 +17,7 @@ pytest.importorskip("starlette", reason="the web extra (starlette) is not instal
 from starlette.testclient import TestClient
 
 from fourhundred_web.app import TOKEN_HEADER, create_app
+from tests.web import one_line as _one_line
 
 CARD = re.compile(r"(?<![0-9A-Za-z])((?:10|[2-9JQKA])[CDSH])(?![0-9A-Za-z])")
 SEED = 11
@@ -94,12 +95,6 @@ def _without_frames(state: dict[str, Any]) -> dict[str, Any]:
 
 def _views(people: list[Person]) -> list[dict[str, Any]]:
     return [_without_frames(p.state()) for p in people]
-
-
-def _one_line(r: Any, status: int, match: str) -> None:
-    assert r.status_code == status, r.text
-    error = r.json()["error"]
-    assert "\n" not in error and re.search(match, error), error
 
 
 def _turn(people: list[Person]) -> tuple[Person, dict[str, Any]] | None:

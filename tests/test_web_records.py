@@ -23,6 +23,7 @@ from fourhundred_env.errors import RecordError
 from fourhundred_env.game_record import parse_record
 from fourhundred_web.app import create_app
 from fourhundred_web.records import MAX_RECORD_UPLOAD
+from tests.web import one_line as _one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 11  # with three heuristics and the lowest legal action, hand 1 of seed 11 is played
@@ -33,14 +34,6 @@ NAMES = ["you", "heuristic", "neural:selfplay.pt", "minbid"]  # seat 0: right S1
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     return TestClient(create_app(max_tables=100, max_per_client=100), base_url="http://localhost")
-
-
-def _one_line(r: Any, status: int) -> str:
-    assert r.status_code == status, r.text
-    error = r.json()["error"]
-    assert isinstance(error, str) and "\n" not in error and 0 < len(error) < 400, error
-    assert "Traceback" not in error, error
-    return error
 
 
 def _play_hand(client: TestClient, table: str, token: str, state: dict[str, Any]) -> dict:

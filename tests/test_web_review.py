@@ -27,6 +27,7 @@ from fourhundred_web.app import create_app
 from fourhundred_web.play import OutOfTurnError
 from fourhundred_web.requests import ApiError
 from fourhundred_web.review import Hints, Reviews
+from tests.web import one_line as _one_line
 
 SMALL = "search:worlds=4,candidates=16,bid_worlds=4"
 """The valuer of these tests: a few worlds (the server's own are heavier)."""
@@ -51,14 +52,6 @@ DEAL_B = S0 + (
 )
 PLAYED = "bids: 4 3 2 2\nplay: 9S 4S 10S 7S  QS JH JS 6S\n"
 """Twelve decisions of DEAL_A: four bids, then two tricks."""
-
-
-def _one_line(r: Any, status: int) -> str:
-    assert r.status_code == status, r.text
-    error = r.json()["error"]
-    assert isinstance(error, str) and "\n" not in error and 0 < len(error) < 400, error
-    assert "Traceback" not in error, error
-    return error
 
 
 def _wait(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:

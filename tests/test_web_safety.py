@@ -36,7 +36,8 @@ from fourhundred_env.cards import card_text, set_to_cards
 from fourhundred_env.engine import deal_sets
 from fourhundred_env.registry import register_agent
 from fourhundred_web.app import MAX_BODY, TOKEN_HEADER, create_app
-from tests.browser import served
+from tests.web import one_line as _one_line
+from tests.web import served
 
 BOTS = {"partner": "random", "right": "random", "left": "random"}
 JSON = {"Content-Type": "application/json"}
@@ -56,13 +57,6 @@ def _new(client: TestClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/tables", json={**BOTS, **body})
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def _one_line(r: Any, status: int, match: str = "") -> None:
-    assert r.status_code == status, r.text
-    error = r.json()["error"]
-    assert isinstance(error, str) and "\n" not in error and 0 < len(error) < 400, error
-    assert "Traceback" not in error and re.search(match, error), error
 
 
 # -- item 1: secret deals ------------------------------------------------------------------------

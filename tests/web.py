@@ -1,5 +1,5 @@
-"""What the web tests with a real server or a real browser share: the app served by uvicorn
-in a thread, and headless Chromium (Debian's package) driven by Playwright.
+"""What the web tests share: the one-line check of an API error, the app served by uvicorn in
+a thread, and headless Chromium (Debian's package) driven by Playwright.
 
 A browser test module calls :func:`require_browser` at its top: the module is skipped, with
 the reason, where Chromium or Playwright is missing, and fails instead when
@@ -11,6 +11,7 @@ Screenshots go to runs/screenshots/ (or $FOURHUNDRED_SCREENSHOTS) for a person t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -28,6 +29,16 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
+
+
+def one_line(r: Any, status: int, match: str = "") -> str:
+    """The error of API answer `r`, checked: status `status`, one short line (no traceback)
+    that matches the regular expression `match`."""
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert isinstance(error, str) and "\n" not in error and 0 < len(error) < 400, error
+    assert "Traceback" not in error and re.search(match, error), error
+    return error
 
 
 def missing() -> str | None:
