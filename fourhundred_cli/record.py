@@ -33,9 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     convert.add_argument("file", metavar="FILE", help="a record, text or JSON")
     convert.add_argument("out", metavar="OUT", help="where to write it (.json: JSON; else text)")
     export = sub.add_parser("export", formatter_class=fmt, help="a tournament's match as records",
-                            description="play a match of a tournament's results database again "
-                            "card by card (as the web table's replays do) and write it as records "
-                            "with the seats' labels")  # fmt: skip
+                            description="rebuild a match of a tournament's results database "
+                            "card by card from the moves it keeps (a database without them: by "
+                            "playing its bots again, as the web table's replays do) and write it "
+                            "as records with the seats' labels")  # fmt: skip
     export.add_argument("db", metavar="DB", help="the tournament's SQLite results file")
     export.add_argument("--match", type=int, required=True, metavar="N",
                         help="the match id (required)")  # fmt: skip

@@ -21,7 +21,7 @@ from tournament.ladder.history import format_ladder, ladder_report
 from tournament.ladder.play import LadderError, add_bots, remove_bots
 from tournament.parallel import run_tournament
 from tournament.ratings import rate_agents
-from tournament.replay import replay_game
+from tournament.replay import label_blockers, replay_game
 from tournament.runner import Records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,8 +144,11 @@ def test_a_changed_bot_file_is_a_new_version(tmp_path: Path) -> None:
         old = replay_game(r, (*sorted((spec, "random")), 0, 0))
         new = replay_game(r, (*sorted((f"{spec}@v2", "random")), 0, 0))
     assert "version 2" in text and "retired at #2 (files changed)" in text
-    assert not old.exact and "changed since the tournament" in old.reason
+    # the retired version's games come back from their stored moves, its program changed or not
+    assert old.exact, old.reason
     assert new.exact, new.reason  # played with the spec, under its own label
+    with ReadOnlyResults(db) as r:
+        assert label_blockers(r) == {"random": None, spec: None, f"{spec}@v2": None}
 
 
 def test_the_report_needs_the_database_alone(tmp_path: Path, capsys) -> None:

@@ -48,7 +48,15 @@ def table_rows(db: Path, table: str) -> list[tuple]:
 
 
 def same_rows(a: Path, b: Path) -> None:
-    """The two databases hold the same hands, matches and events, row for row."""
+    """The two databases hold the same hands (their moves too), matches and events, row for
+    row."""
+    for path in (a, b):  # every hand keeps its moves, which the rows compared include
+        con = sqlite3.connect(path)
+        try:
+            (unstored,) = con.execute("SELECT count(*) FROM hands WHERE moves IS NULL").fetchone()
+        finally:
+            con.close()
+        assert unstored == 0, path
     for table in ("matches", "hands", "events"):
         ra, rb = table_rows(a, table), table_rows(b, table)
         assert len(ra) == len(rb), table

@@ -47,7 +47,7 @@ def _rows(path: Path, table: str = "hands") -> list[tuple]:
 
 def _results(path: Path) -> list[list[tuple]]:
     """The rows a straight run and a resumed one share (times excluded)."""
-    hands = [r[:-4] for r in _rows(path, "hands")]  # without the seconds
+    hands = [r[:-5] + r[-1:] for r in _rows(path, "hands")]  # without the seconds, before moves
     matches = [r[:-1] for r in _rows(path, "matches")]
     return [hands, matches]
 

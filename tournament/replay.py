@@ -1,24 +1,30 @@
 """A game of a tournament played again, card by card, from its results database.
 
-The database keeps per hand the bids, tricks, points and scores, not the cards. They come back
-by playing the game again: the engine deals hand k of match m from ``(seed, m, k)`` and draws
-the first dealer from ``(seed, m)``, and a *replayable* bot (``Agent.replayable``: each
-decision a function of its view, its seed and the game's stream key) decides the same again
-when it is seeded as the tournament seeded it. Every replayed hand is checked against the
-stored row; the first one that differs stops the replay and says why, so nothing shown is
-made up::
+Each hand's row keeps its moves (``hands.moves``, :mod:`tournament.db.moves`): the four hands
+as dealt and every bid, redeal request and card in order. A game is played again from them
+through a :class:`~fourhundred_env.table.Table`, every move checked as a played one is, with
+the forfeits its rows record; a hand whose stored moves are not legal, or do not give its row
+(dealer, bids, tricks, points, scores), is damage: DatabaseDamagedError in one line naming
+the row. So any game of a database with moves comes back, whatever its bots (``search``,
+sampling bots, a checkpoint changed or deleted since) and without making them::
 
     with ReadOnlyResults("runs/tournament/results.sqlite") as db:
         game = replay_game(db, ("heuristic", "random", 3, 1))
         game.exact, game.reason, game.hands[0].record.plays
 
-A game cannot be replayed (``reason`` says which and why, ``hands`` hold the stored rows
-only) when an agent is not replayable (``pimc``, ``neural:...,sample=true``), when a
-checkpoint's file is gone or changed since the tournament (its SHA-256 is in the
-fingerprint), or when an agent is not registered (a replay never imports the modules a
-database names: a data file runs no code). How agents are seeded lives in
-:func:`game_agents` and :func:`game_table` alone, so that a change in the tournament's seeding
-is followed in one place.
+A database of schema 1 keeps no moves (nor do the rows written before a resume of one). Its
+cards come back by playing the game again: the engine deals hand k of match m from
+``(seed, m, k)`` and draws the first dealer from ``(seed, m)``, and a *replayable* bot
+(``Agent.replayable``: each decision a function of its view, its seed and the game's stream
+key) decides the same again when it is seeded as the tournament seeded it. Every replayed hand
+is checked against the stored row; the first one that differs stops the replay and says why,
+so nothing shown is made up. Such a game cannot be replayed (``reason`` says which and why,
+``hands`` hold the stored rows only) when an agent is not replayable (``pimc``, ``search``,
+``neural:...,sample=true``), when a checkpoint's file is gone or changed since the tournament
+(its SHA-256 is in the fingerprint), or when an agent is not registered (a replay never
+imports the modules a database names: a data file runs no code). How agents are seeded lives
+in :func:`game_agents` and :func:`game_table` alone, so that a change in the tournament's
+seeding is followed in one place.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import numpy as np
 
 from agents.protocol import Agent
 from agents.registry import make_agent
+from fourhundred_env.cards import hand_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.history import HandRecord
 from fourhundred_env.registry import parse_spec, spec_settings
@@ -41,13 +48,15 @@ from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
 from tournament.config import files_digest, spec_files
 from tournament.db import (
-    HAND_COLUMNS,
     MATCH_COLUMNS,
+    DatabaseDamagedError,
     GameKey,
     HandRow,
     MatchRow,
     ResultsDB,
     check_values,
+    decode_moves,
+    row_damage,
 )
 from tournament.deals import give_bot_key, read_deals
 from tournament.planning import SEEDING_SCHEME, agent_seed
@@ -70,6 +79,9 @@ __all__ = [
 EARLIER_SCHEME = "job-chunk"
 """The seeding of databases that record none (made before they did): seeds then hung on the
 chunk of match ids too, and stochastic bots drew in batch order."""
+
+
+_HAND_KEY = ("pair_a", "pair_b", "match_id", "orientation", "hand_index")
 
 
 class ReplayError(FourHundredError):
@@ -249,9 +261,7 @@ def _rows(db: ResultsDB, key: GameKey) -> tuple[MatchRow, list[HandRow]]:
             f"no finished game {list(key)!r} (pair_a, pair_b, match_id, orientation) in "
             f"database {str(db.path)!r}"
         )
-    hands = db.query(
-        f"SELECT {', '.join(HAND_COLUMNS)} FROM hands WHERE {where} ORDER BY hand_index", key
-    )
+    hands = db.query(f"SELECT {db.hand_select()} FROM hands WHERE {where} ORDER BY hand_index", key)
     return MatchRow._make(match[0]), [HandRow._make(h) for h in hands]
 
 
@@ -259,8 +269,9 @@ def _seat_values(row: HandRow, name: str) -> list[int]:
     return [int(getattr(row, f"{name}{s}")) for s in range(4)]
 
 
-def hand_differences(row: HandRow, record: HandRecord) -> list[str]:
-    """What differs between a stored hand and a replayed one (empty: they agree)."""
+def hand_differences(row: HandRow, record: HandRecord, source: str = "replay") -> list[str]:
+    """What differs between a stored hand and a replayed one (empty: they agree), each as
+    ``"<what>: database <row's>, <source> <record's>"``."""
     out = []
     stored: dict[str, Any] = {
         "dealer": row.dealer, "required total": row.required_total,
@@ -281,7 +292,7 @@ def hand_differences(row: HandRow, record: HandRecord) -> list[str]:
     }  # fmt: skip
     for name, value in stored.items():
         if replayed[name] != value:
-            out.append(f"{name}: database {value}, replay {replayed[name]}")
+            out.append(f"{name}: database {value}, {source} {replayed[name]}")
     return out
 
 
@@ -307,11 +318,15 @@ def _play_hand(table: Table, agents: Sequence[Sequence[Agent]], orientation: int
 
 
 def replay_game(db: ResultsDB, key: GameKey) -> ReplayedGame:
-    """Game `key` of `db`, every hand replayed and checked against its row where that can be
-    done exactly (see the module docstring). Raises ReplayError for a game not in `db`."""
+    """Game `key` of `db`, every hand played again from its stored moves, or by its bots where
+    the database has none, and checked against its row (see the module docstring). Raises
+    ReplayError for a game not in `db`, DatabaseDamagedError for stored moves that are not
+    legal or do not give the hand's row."""
     key = (str(key[0]), str(key[1]), int(key[2]), int(key[3]))
     match, rows = _rows(db, key)
     info = tournament_info(db)
+    if rows and all(row.moves is not None for row in rows):
+        return ReplayedGame(key, match, _from_moves(db, info, match, rows), None)
     blockers = [b for b in {replay_blocker(info, label) for label in key[:2]} if b]
     if blockers:
         return _unreplayed(key, match, rows, "cannot replay the cards: " + "; ".join(blockers))
@@ -320,6 +335,52 @@ def replay_game(db: ResultsDB, key: GameKey) -> ReplayedGame:
         return _replay(db, key, info, match, rows, agents)
     finally:
         close_agents(agents)  # a cmd bot's processes
+
+
+def _from_moves(
+    db: ResultsDB, info: TournamentInfo, match: MatchRow, rows: Sequence[HandRow]
+) -> tuple[ReplayedHand, ...]:
+    """The hands of a game played again from their stored moves through a :class:`Table`
+    (every move checked), each checked against its row."""
+    table = Table(rules=info.rules, dealer=match.first_dealer, seed=info.seed,
+                  match_index=match.match_id, name="replay")  # fmt: skip
+    hands = []
+    for row in rows:
+        assert row.moves is not None
+        try:
+            dealt, actions = decode_moves(row.moves)
+        except ValueError as e:
+            raise _moves_damage(db, row, f"moves that are not a hand's ({e})") from None
+        try:
+            table.deal([hand_text(s) for s in dealt])
+        except FourHundredError as e:
+            raise _moves_damage(db, row, f"moves whose dealt hands cannot be dealt ({e})") from None
+        for seat in range(4):
+            if getattr(row, f"forfeit{seat}"):  # (only scoring reads a forfeit: when is moot)
+                table.forfeit(seat)
+        for k, action in enumerate(actions):
+            try:
+                table.act(action)
+            except FourHundredError as e:
+                raise _moves_damage(
+                    db, row, f"moves whose move {k + 1} cannot be played ({e})"
+                ) from None
+        if table.phase in ("bid", "play"):
+            raise _moves_damage(
+                db, row, f"moves that stop before the hand ends ({len(actions)} moves)"
+            )
+        record = table.history[-1]
+        diffs = hand_differences(row, record, "moves")
+        if diffs:
+            what = "moves that give another hand than the row's (" + "; ".join(diffs) + ")"
+            raise _moves_damage(db, row, what)
+        hands.append(ReplayedHand(row, record))
+    return tuple(hands)
+
+
+def _moves_damage(db: ResultsDB, row: HandRow, what: str) -> DatabaseDamagedError:
+    ids = {name: getattr(row, name) for name in _HAND_KEY}
+    return row_damage(db, "hands", ids, what)
 
 
 def _replay(
@@ -384,6 +445,16 @@ def _unreplayed(
 
 
 def label_blockers(db: ResultsDB) -> Mapping[str, str | None]:
-    """For each agent of `db`'s tournament, why its games cannot be replayed (None: they can)."""
+    """For each agent of `db`'s tournament, why its games cannot be shown card by card (None:
+    they can: the database keeps every move of its games, or the agent replays)."""
     info = tournament_info(db)
-    return {label: replay_blocker(info, label) for label in info.agents}
+    stored: set[str] = set()  # labels with games, every hand of them with its moves
+    if db.has_moves:
+        pairs = db.query(
+            "SELECT pair_a, pair_b, MIN(moves IS NOT NULL) FROM hands GROUP BY pair_a, pair_b"
+        )
+        stored = {label for a, b, _ in pairs for label in (a, b)}
+        stored -= {label for a, b, every in pairs if not every for label in (a, b)}
+    return {
+        label: None if label in stored else replay_blocker(info, label) for label in info.agents
+    }

@@ -12,6 +12,9 @@ recorded; calls slower than ``move_time_limit_s`` are recorded as slow. A match 
 `max_hands` hands without a winner is stopped and recorded as unfinished (a draw in the
 ratings).
 
+Each hand's row keeps its moves (the dealt hands and every action in order,
+:mod:`tournament.db.moves`), recorded at each step for all tables at once.
+
 Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
 :mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
 it, and a database from another tournament is refused unchanged.
@@ -38,9 +41,11 @@ from fourhundred_env.streams import GAME_STREAM_SALTS
 from fourhundred_env.view import seat_view
 from tournament.conduct import Conduct
 from tournament.db import (
+    MAX_HAND_MOVES,
     EventRow,
     HandRow,
     MatchRow,
+    encode_moves,
     rows_from_columns,
     seat_columns,
     time_bin,
@@ -122,6 +127,8 @@ class _Tables:
     match_secs: np.ndarray  # (B,) float64 agent seconds of all seats, in the game so far
     match_played: np.ndarray  # (B,) int32 hands played (not thrown in), in the game so far
     match_forfeits: np.ndarray  # (B,) int32 forfeited contracts, in the game so far
+    moves: np.ndarray  # (B, MAX_HAND_MOVES) int8 action ids played in the hand in progress
+    num_moves: np.ndarray  # (B,) int64 how many of them
 
 
 class LockstepRunner:
@@ -222,7 +229,8 @@ class LockstepRunner:
             state, orient, todo, active=np.ones(b, bool), first_dealer=state.dealer.copy(),
             hand_secs=np.zeros((b, 4)), hand_decs=np.zeros((b, 4), np.int32),
             match_secs=np.zeros(b), match_played=np.zeros(b, np.int32),
-            match_forfeits=np.zeros(b, np.int32),
+            match_forfeits=np.zeros(b, np.int32), moves=np.zeros((b, MAX_HAND_MOVES), np.int8),
+            num_moves=np.zeros(b, np.int64),
         )  # fmt: skip
         for side in self.agents:
             for agent in side:
@@ -243,6 +251,9 @@ class LockstepRunner:
             idx = np.flatnonzero(group == g)
             actions[idx] = self._ask(tables, side, seat, idx, mask, out, use_alarm)
         self.engine.step(state, actions, validate=False)
+        at = np.flatnonzero(pending)  # every pending table took its action: the hand's next
+        tables.moves[at, tables.num_moves[at]] = actions[at]
+        tables.num_moves[at] += 1
 
     def _ask(
         self, tables: _Tables, side: int, seat: int, idx: np.ndarray, mask: np.ndarray,
@@ -313,6 +324,7 @@ class LockstepRunner:
         out.hands.extend(self._hand_rows(tables, ended))
         tables.hand_secs[ended] = 0
         tables.hand_decs[ended] = 0
+        tables.num_moves[ended] = 0
         over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
         going = ended[~over]
         done = ended[over]
@@ -382,6 +394,7 @@ class LockstepRunner:
             **seat_columns("forfeit", state.forfeit[t].astype(int)),
             **seat_columns("decisions", tables.hand_decs[t]),
             **seat_columns("seconds", tables.hand_secs[t]),
+            "moves": encode_moves(state.dealt_set[t], tables.moves[t], tables.num_moves[t]),
         })  # fmt: skip
 
     def _match_rows(self, tables: _Tables, t: np.ndarray) -> list[MatchRow]:

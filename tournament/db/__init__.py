@@ -5,7 +5,9 @@ Tables (one row per finished hand, per finished match, per conduct event)::
     meta     key, value                 schema version, the tournament fingerprint (JSON) and
                                         how its agents were seeded ("seeding": the job split)
     hands    game key, hand_index       dealer, bids, tricks, points, scores, forfeits,
-                                        decisions and seconds per seat (deal = seed, match, hand)
+                                        decisions and seconds per seat, and the moves: the
+                                        dealt hands and every decision in order (a BLOB,
+                                        :mod:`~tournament.db.moves`)
     matches  game key                   team labels, winner, hands, final scores, seconds
     events   game key, hand, seat       forfeits (timeout, error, illegal) and slow moves
     move_times  pairing, agent, bin     decisions per bin of time per decision (a histogram)
@@ -33,10 +35,16 @@ checked read-only (``PRAGMA integrity_check``, then its fingerprint); a damaged 
 refused in one line and left exactly as it was. Readers (the report, the plots, the web
 interface) open the file read-only and need no lock. The schema is unchanged by the lock.
 
+The schema's version is in ``meta`` (:data:`SCHEMA_VERSION`). A database of schema 1 has no
+``moves``: it is read as it is (its games' cards come back by replaying replayable bots,
+:mod:`tournament.replay`), and the writer that resumes it adds the column, NULL in the rows it
+holds. A database of a newer schema is refused.
+
 One module per job, each name importable from here: :mod:`~tournament.db.schema` (the row
 types, their columns, the time bins, the tables' SQL), :mod:`~tournament.db.lock` (the writer
-lock), :mod:`~tournament.db.checks` (a file checked before use) and
-:mod:`~tournament.db.results` (the writer and the read-only reader).
+lock), :mod:`~tournament.db.checks` (a file checked before use),
+:mod:`~tournament.db.values` (row values checked on read), :mod:`~tournament.db.moves` (the
+``moves`` values) and :mod:`~tournament.db.results` (the writer and the read-only reader).
 """
 
 from tournament.db.checks import (
@@ -49,6 +57,7 @@ from tournament.db.checks import (
     recover_interrupted_write,
 )
 from tournament.db.lock import DatabaseBusyError, WriterLock, lock_path
+from tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES, decode_moves, encode_moves
 from tournament.db.results import ReadOnlyResults, ResultsDB
 from tournament.db.schema import (
     EVENT_COLUMNS,
@@ -69,12 +78,14 @@ from tournament.db.schema import (
     time_bin,
     time_bin_edge,
 )
-from tournament.db.values import check_values
+from tournament.db.values import check_values, row_damage
 
 __all__ = [
+    "DEALT_BYTES",
     "EVENT_COLUMNS",
     "HAND_COLUMNS",
     "MATCH_COLUMNS",
+    "MAX_HAND_MOVES",
     "NUM_TIME_BINS",
     "SCHEMA_VERSION",
     "TIME_BINS_PER_DECADE",
@@ -94,10 +105,13 @@ __all__ = [
     "check_fingerprint",
     "check_schema",
     "check_values",
+    "decode_moves",
+    "encode_moves",
     "is_blank",
     "lock_path",
     "read_meta",
     "recover_interrupted_write",
+    "row_damage",
     "rows_from_columns",
     "seat_columns",
     "time_bin",

@@ -33,6 +33,10 @@ from tournament.db.schema import (
 )
 
 
+def _has_column(con: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(r[1] == column for r in con.execute(f"PRAGMA table_info({table})"))
+
+
 class ResultsDB:
     """The writer (and a reader) of one tournament database (see :mod:`tournament.db`).
 
@@ -104,12 +108,20 @@ class ResultsDB:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     con.execute(statement)
+            if not _has_column(con, "hands", "moves"):  # schema 1: its rows keep NULL
+                con.execute("ALTER TABLE hands ADD COLUMN moves BLOB")
             new = not con.execute("SELECT 1 FROM meta WHERE key = 'fingerprint'").fetchall()
             rows = [("schema", str(SCHEMA_VERSION)),
                     ("fingerprint", json.dumps(dict(fingerprint), sort_keys=True))]  # fmt: skip
             if new:
                 rows += [(k, json.dumps(dict(v), sort_keys=True)) for k, v in create_meta.items()]
             con.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", rows)
+            # an older schema (a newer one was refused) is this one now; an unchanged file is
+            # left byte for byte as it was
+            con.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema' AND value != ?",
+                (str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
+            )
             con.execute("COMMIT")
         except BaseException:
             if con.in_transaction:
@@ -204,6 +216,18 @@ class ResultsDB:
             return self.con.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as e:
             raise damaged_error(self.path, e) from None
+
+    @property
+    def has_moves(self) -> bool:
+        """Whether ``hands`` has the ``moves`` column (a database of schema 1, not written
+        since, has not)."""
+        return any(r[1] == "moves" for r in self.query("PRAGMA table_info(hands)"))
+
+    def hand_select(self) -> str:
+        """The SELECT list of HAND_COLUMNS for this file (``NULL AS moves`` without the column)."""
+        if self.has_moves:
+            return ", ".join(HAND_COLUMNS)
+        return ", ".join("NULL AS moves" if c == "moves" else c for c in HAND_COLUMNS)
 
     def meta(self) -> dict[str, str]:
         """The ``meta`` table: schema version, fingerprint and seeding (JSON text)."""

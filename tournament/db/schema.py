@@ -9,7 +9,10 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The schema this version writes and reads (2: ``hands`` keeps each hand's ``moves``). A
+database of schema 1 (no ``moves``) is read as it is, and gains the column, NULL in its rows,
+when it is next written; a newer one is refused."""
 GameKey = tuple[str, str, int, int]
 
 _SEATS = range(4)
@@ -61,6 +64,8 @@ class HandRow(NamedTuple):
     seconds1: float
     seconds2: float
     seconds3: float
+    moves: bytes | None  # the dealt hands and the decisions in order (tournament.db.moves);
+    # None in a row written before databases kept them
 
 
 class MatchRow(NamedTuple):
@@ -153,7 +158,7 @@ CREATE TABLE IF NOT EXISTS hands (
     dealer INTEGER, required_total INTEGER, thrown_in INTEGER, redeal_seat INTEGER,
     claim_seat INTEGER,
     {", ".join(f"{c}{s} INTEGER" for c in ("bid", "tricks", "points", "score", "forfeit", "decisions") for s in _SEATS)},
-    {", ".join(f"seconds{s} REAL" for s in _SEATS)},
+    {", ".join(f"seconds{s} REAL" for s in _SEATS)}, moves BLOB,
     PRIMARY KEY (pair_a, pair_b, match_id, orientation, hand_index)
 );
 CREATE TABLE IF NOT EXISTS matches (

@@ -5,13 +5,14 @@ mean: an edited or damaged row passes its integrity check."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tournament.db.checks import DatabaseDamagedError
+from tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES
 from tournament.db.results import ResultsDB
 from tournament.db.schema import NUM_TIME_BINS, GameKey
 
-__all__ = ["BOUNDS", "check_values"]
+__all__ = ["BOUNDS", "check_values", "row_damage"]
 
 _SEATS = range(4)
 _BIG = 10**9  # scores, targets, counts: what an int32 of the engine holds, roughly
@@ -56,8 +57,12 @@ _NAMES = {
 }
 
 
-def _problems(table: str) -> str:
-    """An SQL expression naming a row's first bad value (NULL when every value is good)."""
+_MOVES_BYTES = (DEALT_BYTES + 1, DEALT_BYTES + MAX_HAND_MOVES)
+
+
+def _problems(table: str, moves: bool = False) -> str:
+    """An SQL expression naming a row's first bad value (NULL when every value is good);
+    `moves`: the table has the ``moves`` column (whose values' moves the replay checks)."""
     cases = [
         f"WHEN typeof({c}) != 'integer' OR {c} NOT BETWEEN {lo} AND {hi} "
         f"THEN '{c}=' || quote({c}) || ', expected an integer of {lo} to {hi}'"
@@ -68,6 +73,14 @@ def _problems(table: str) -> str:
         f"THEN '{c}=' || quote({c}) || ', expected seconds of 0 or more'"
         for c in _SECONDS.get(table, ())
     ]
+    if moves:
+        lo, hi = _MOVES_BYTES
+        cases.append(
+            f"WHEN moves IS NOT NULL AND (typeof(moves) != 'blob' OR length(moves) NOT BETWEEN "
+            f"{lo} AND {hi}) THEN 'moves of ' || CASE typeof(moves) WHEN 'blob' THEN "
+            f"length(moves) || ' bytes' ELSE 'type ' || typeof(moves) END || ', expected "
+            f"{lo} to {hi} bytes (the dealt hands, then 1 to {MAX_HAND_MOVES} action ids)'"
+        )
     if table == "matches":
         cases.append(
             "WHEN num_played + num_thrown_in != num_hands THEN 'num_played + num_thrown_in = ' "
@@ -91,7 +104,7 @@ def check_values(db: ResultsDB, key: GameKey | None = None) -> None:
                 continue
             where = "AND pair_a = ? AND pair_b = ? AND match_id = ? AND orientation = ?"
             params = tuple(key)
-        problem = _problems(table)
+        problem = _problems(table, moves=table == "hands" and db.has_moves)
         rows = db.query(
             f"SELECT {', '.join(names)}, {problem} AS p FROM {table} "
             f"WHERE p IS NOT NULL {where} LIMIT 1",
@@ -99,8 +112,16 @@ def check_values(db: ResultsDB, key: GameKey | None = None) -> None:
         )
         if rows:
             *ids, what = rows[0]
-            row = ", ".join(f"{n}={v!r}" for n, v in zip(names, ids, strict=True))
-            raise DatabaseDamagedError(
-                f"database {str(db.path)!r}: {table} row ({row}) holds {what}: "
-                "expected the values a tournament writes; the file was edited or damaged"
-            )
+            raise row_damage(db, table, dict(zip(names, ids, strict=True)), what)
+
+
+def row_damage(
+    db: ResultsDB, table: str, ids: Mapping[str, object], what: str
+) -> DatabaseDamagedError:
+    """The one-line refusal of the row of `table` named by `ids` (its key columns and their
+    values), which holds `what` (a value a tournament cannot have written)."""
+    row = ", ".join(f"{n}={v!r}" for n, v in ids.items())
+    return DatabaseDamagedError(
+        f"database {str(db.path)!r}: {table} row ({row}) holds {what}: "
+        "expected the values a tournament writes; the file was edited or damaged"
+    )
