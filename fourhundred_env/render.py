@@ -84,9 +84,8 @@ def score_sheet(history: Sequence[HandRecord], rules: Rules | None = None) -> st
     if history and history[-1].winner is not None:
         w = history[-1].winner
         final = history[-1].scores_after
-        lines.append(
-            f"Winner: team {w} (S{w} {final[w]}, S{w + 2} {final[w + 2]}) after {len(history)} hands"
-        )
+        hands = f"{len(history)} hand" + ("s" if len(history) != 1 else "")
+        lines.append(f"Winner: team {w} (S{w} {final[w]}, S{w + 2} {final[w + 2]}) after {hands}")
     return "\n".join(lines)
 
 
