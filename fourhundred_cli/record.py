@@ -8,6 +8,7 @@ from pathlib import Path
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.game_record import GameRecord, read_record, write_record
 from fourhundred_env.render import score_sheet
+from fourhundred_env.table import Table
 
 NAME = "record"
 HELP = "game records: show, check or convert a record file; export a tournament's match"
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def check_line(record: GameRecord) -> str:
     """'ok: N hands, scores ...' and how the match stands (the record replays: it was read)."""
-    table = record.replay()
+    table = Table.from_record(record)
     n = len(record.hands)
     line = f"ok: {n} hand{'' if n == 1 else 's'}, scores {' '.join(str(s) for s in table.scores)}"
     if table.winner is not None:
@@ -83,7 +84,7 @@ def check_line(record: GameRecord) -> str:
 
 def show(record: GameRecord, hand: int | None = None) -> str:
     """The score sheet of `record`, or hand number `hand` (from 1) trick by trick."""
-    table = record.replay()
+    table = Table.from_record(record)
     head = [f"{record.rules.name} rules, target {record.target}"]
     if record.seats is not None:
         head.append("seats: " + ", ".join(f"S{s} {label}" for s, label in enumerate(record.seats)))
@@ -99,7 +100,7 @@ def show(record: GameRecord, hand: int | None = None) -> str:
         )  # fmt: skip
     h = record.hands[hand - 1]
     before = sum(len(x.moves) for x in record.hands[: hand - 1])
-    lines = [*head, record.replay(upto=before).render()]
+    lines = [*head, Table.from_record(record, upto=before).render()]
     first = (h.dealer + 1) % 4  # type: ignore[operator]
     bids = [f"S{(first + k) % 4} {b}" for k, b in enumerate(h.bids)]
     lines.append("  bids: " + (", ".join(bids) if bids else "-"))
@@ -116,7 +117,6 @@ def show(record: GameRecord, hand: int | None = None) -> str:
 
 def export(args: argparse.Namespace) -> None:
     """Write the games of match `args.match` of a results database as records."""
-    from fourhundred_env.table import Table
     from tournament.db import ReadOnlyResults
     from tournament.replay import replay_game, tournament_info
 

@@ -2,14 +2,16 @@
 
 Every move goes through ``Table.deal`` and ``Table.act``, so the engine checks it; what is
 wrong is raised as one :class:`~fourhundred_env.errors.RecordError` line naming the hand and
-the move (:mod:`fourhundred_env.game_record`).
+the move (:mod:`fourhundred_env.game_record`). The table module imports this one, so the
+table comes in as an argument (``table``, or ``table_class`` to make one), never by import.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,17 +31,34 @@ from fourhundred_env.errors import (
     RecordError,
     short,
 )
-from fourhundred_env.game_record import Decision, GameRecord, RecordedHand
 from fourhundred_env.history import HandRecord
+from fourhundred_env.record_data import GameRecord, RecordedHand
 
-if TYPE_CHECKING:
-    from fourhundred_env.table import Table
+__all__ = ["Decision", "decisions", "replay", "replayed", "start_table", "table_record"]
 
-__all__ = ["replay", "start_table", "table_record"]
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a record, as :func:`~fourhundred_env.game_record.decisions` gives it."""
+
+    hand: int
+    """The hand's number in the record, from 1."""
+    move: int
+    """The decision's number within the hand, from 1 (bids and cards alike)."""
+    seat: int
+    """The seat deciding."""
+    table: Any
+    """A :class:`~fourhundred_env.table.Table` of its own at that moment (the move not yet
+    made)."""
+    action: str
+    """What was played there: a bid, ``"redeal"`` or a card."""
+    index: int = 0
+    """The decision's number in the whole record, from 0: ``Table.from_record(record,
+    upto=index)`` is this table."""
 
 
 # -- the record of a table, and a table from a record ------------------------------------------
-def table_record(table: Table, seats: Sequence[str] | None = None) -> GameRecord:
+def table_record(table: Any, seats: Sequence[str] | None = None) -> GameRecord:
     """Everything `table` has seen since it was made, the hand in progress included
     (``Table.record``)."""
     dealer, scores, target = table._start
@@ -57,15 +76,14 @@ def table_record(table: Table, seats: Sequence[str] | None = None) -> GameRecord
     return dataclasses.replace(record, hands=(*record.hands, current))
 
 
-def start_table(record: GameRecord) -> Table:
-    """A fresh table at the record's start: its rules, first dealer, scores and target."""
-    from fourhundred_env.table import Table
-
+def start_table(record: GameRecord, table_class: Callable[..., Any]) -> Any:
+    """A fresh table (of `table_class`, a Table) at the record's start: its rules, first
+    dealer, scores and target."""
     prefix = "table 'record': "  # Table's own, not the record's
     if not isinstance(record, GameRecord):
         raise RecordError(f"{short(record)}: expected a GameRecord")
     try:
-        return Table(
+        return table_class(
             rules=record.rules, dealer=record.dealer, scores=record.scores,
             target=record.target, name="record",
         )  # fmt: skip
@@ -73,7 +91,34 @@ def start_table(record: GameRecord) -> Table:
         raise RecordError(f"record start: {str(e).replace(prefix, '')}") from None
 
 
-def replay(record: GameRecord, table: Table) -> Iterator[Decision]:
+def replayed(record: GameRecord, table_class: Callable[..., Any], upto: int | None = None) -> Any:
+    """A table (of `table_class`) with `record` played, or its first `upto` decisions
+    (``Table.from_record``)."""
+    table = start_table(record, table_class)
+    if upto is None:
+        for _ in replay(record, table):
+            pass
+        return table
+    if isinstance(upto, bool) or not isinstance(upto, int | np.integer) or upto < 0:
+        raise RecordError(f"upto={short(upto)}: expected a number of decisions, 0 or more")
+    done = 0
+    for _ in replay(record, table):
+        if done == upto:
+            return table
+        done += 1
+    if done < upto:
+        raise RecordError(f"upto={upto}: the record has only {done} decisions")
+    return table
+
+
+def decisions(record: GameRecord, table_class: Callable[..., Any]) -> Iterator[Decision]:
+    """Every decision of `record` in order, each with a table of its own at that moment."""
+    table = start_table(record, table_class)
+    for d in replay(record, table):
+        yield dataclasses.replace(d, table=table.clone())
+
+
+def replay(record: GameRecord, table: Any) -> Iterator[Decision]:
     """Play `record` on `table` (fresh from `start_table`), yielding each decision with
     `table` itself just before the move is made."""
     index = 0
@@ -136,7 +181,7 @@ def _check_deal(hand: RecordedHand, where: str) -> None:
             owner[c] = seat
 
 
-def _act(table: Table, action: str, where: str) -> None:
+def _act(table: Any, action: str, where: str) -> None:
     seat, phase = table.to_play, table.phase
     head = f"{where} (seat {seat}, {phase})"
     try:
@@ -155,7 +200,7 @@ def _act(table: Table, action: str, where: str) -> None:
         ) from None
 
 
-def _forfeit(table: Table, hand: RecordedHand, where: str) -> None:
+def _forfeit(table: Any, hand: RecordedHand, where: str) -> None:
     for seat in hand.forfeits:
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat <= 3:
             raise RecordError(f"{where}: forfeit of seat {short(seat)}: expected seats 0 to 3")

@@ -16,10 +16,10 @@ from typing import Any
 
 from fourhundred_env.configs import build
 from fourhundred_env.errors import FourHundredError, RecordError, short
-from fourhundred_env.game_record import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
+from fourhundred_env.record_data import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
 from fourhundred_env.rules import PRESETS, Rules
 
-__all__ = ["json_to_record", "record_to_json", "record_to_text", "text_to_record"]
+__all__ = ["json_to_record", "text_to_record"]
 
 HEADER_KEYS = ("rules", "seat", "dealer", "scores", "target")
 HAND_KEYS = ("dealer", "s0", "s1", "s2", "s3", "bids", "play", "forfeit", "tricks", "points", "scores")  # fmt: skip
@@ -28,7 +28,6 @@ JSON_HAND_KEYS = ("dealer", "deal", "bids", "cards", "forfeits", "tricks", "poin
 _LINE = re.compile(r"([A-Za-z][\w-]*)\s*:?\s*(.*)")
 _SEAT_LABEL = re.compile(r"[sS]?([0-3])\s*:?\s*(.+)")
 _COMMENT = re.compile(r"(^|\s)#")
-_NOTE_COLUMN = 24  # where the writer's comments start on bids and play lines
 
 
 # -- reading the text form ---------------------------------------------------------------------
@@ -180,101 +179,7 @@ def _text_rules(where: str, text: str) -> Rules:
         raise RecordError(f"{where}: {e}") from None
 
 
-# -- writing the text form ---------------------------------------------------------------------
-def record_to_text(record: GameRecord) -> str:
-    """The text form of `record`, with comments saying who bids and who leads and wins."""
-    preset, differ = _rules_fields(record.rules)
-    flags = "".join(f" {k}={_value_text(v)}" for k, v in differ.items())
-    out = [f"{FORMAT} {FORMAT_VERSION}", "# a match of 400: the header, then hand by hand", f"rules: {preset}{flags}"]  # fmt: skip
-    if record.seats is not None:
-        out += [f"seat S{s}: {label}" for s, label in enumerate(record.seats)]
-    out += [f"dealer: S{record.dealer}", f"scores: {_ints(record.scores)}", f"target: {record.target}"]  # fmt: skip
-    for n, hand in enumerate(record.hands, 1):
-        out += ["", f"hand {n}"]
-        if hand.dealer is not None:
-            out.append(f"dealer: S{hand.dealer}")
-        out += [f"S{s}: {cards}" for s, cards in enumerate(hand.deal)]
-        if hand.bids:
-            note = None
-            if hand.dealer is not None:
-                note = " ".join(f"S{(hand.dealer + 1 + k) % 4}" for k in range(len(hand.bids)))
-            out.append(_noted(f"bids: {' '.join(hand.bids)}", note))
-        try:
-            tricks = hand.tricks_played() if hand.dealer is not None else None
-        except FourHundredError:
-            tricks = None
-        if tricks is None:
-            out += [
-                f"play: {' '.join(hand.cards[k : k + 4])}" for k in range(0, len(hand.cards), 4)
-            ]
-        for k, (trick, winner) in enumerate(tricks or (), 1):
-            won = f", S{winner} wins" if winner is not None else ""
-            out.append(_noted(f"play: {' '.join(c for _, c in trick)}", f"trick {k}: S{trick[0][0]} leads{won}"))  # fmt: skip
-        if hand.forfeits:
-            out.append(f"forfeit: {' '.join(f'S{s}' for s in hand.forfeits)}")
-        if hand.tricks is not None:
-            out.append(_noted(f"tricks: {_ints(hand.tricks)}", "thrown in" if not hand.cards and not any(hand.tricks) else None))  # fmt: skip
-        if hand.points is not None:
-            out.append(f"points: {' '.join(f'{p:+d}' for p in hand.points)}")
-        if hand.scores is not None:
-            out.append(f"scores: {_ints(hand.scores)}")
-    return "\n".join(out) + "\n"
-
-
-def _noted(line: str, note: str | None) -> str:
-    return f"{line:<{_NOTE_COLUMN}}  # {note}" if note else line
-
-
-def _ints(values: Any) -> str:
-    return " ".join(str(v) for v in values)
-
-
-def _rules_fields(rules: Rules) -> tuple[str, dict[str, Any]]:
-    """The preset `rules` is closest to, and the flags that differ from it."""
-    mine = rules.to_dict()
-    options = {}
-    for name in PRESETS:
-        base = Rules.preset(name).to_dict()
-        options[name] = {k: v for k, v in mine.items() if base[k] != v}
-    best = min(options, key=lambda name: (len(options[name]), name != "wiki"))
-    return best, options[best]
-
-
-def _value_text(value: object) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 # -- the JSON form -----------------------------------------------------------------------------
-def record_to_json(record: GameRecord) -> str:
-    """The JSON form of `record`: the header's keys one a line, then one line per hand."""
-    preset, differ = _rules_fields(record.rules)
-    head = {
-        "format": FORMAT, "version": FORMAT_VERSION, "rules": {"preset": preset, **differ},
-        "seats": None if record.seats is None else list(record.seats), "dealer": record.dealer,
-        "scores": list(record.scores), "target": record.target,
-    }  # fmt: skip
-    hands = []
-    for hand in record.hands:
-        h: dict[str, Any] = {"dealer": hand.dealer, "deal": list(hand.deal)}
-        h["bids"] = [b if not b.isdigit() else int(b) for b in hand.bids]
-        h["cards"] = list(hand.cards)
-        if hand.forfeits:
-            h["forfeits"] = list(hand.forfeits)
-        for name in ("tricks", "points", "scores"):
-            if getattr(hand, name) is not None:
-                h[name] = list(getattr(hand, name))
-        hands.append("    " + json.dumps(h))
-    lines = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
-    body = ",\n".join(hands)
-    return (
-        "{\n" + "\n".join(lines) + '\n  "hands": [\n' + body + ("\n" if hands else "") + "  ]\n}\n"
-    )
-
-
 def json_to_record(text: str) -> GameRecord:
     """The record in JSON `text` (not yet replayed). Raises RecordError naming what is wrong."""
     try:

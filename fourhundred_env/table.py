@@ -12,7 +12,6 @@ plus card text in and out and a hand-by-hand history::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,17 +31,17 @@ from fourhundred_env.errors import (
     CardError,
     FourHundredError,
     IllegalActionError,
+    RecordError,
     StateError,
     short,
 )
 from fourhundred_env.history import HandRecord, Scores
 from fourhundred_env.phases import phase_name
+from fourhundred_env.record_data import GameRecord
+from fourhundred_env.record_replay import replayed, table_record
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import required_total as _required_total
-
-if TYPE_CHECKING:
-    from fourhundred_env.game_record import GameRecord
 
 
 class Table:
@@ -113,8 +112,6 @@ class Table:
     def record(self, seats: Sequence[str] | None = None) -> GameRecord:
         """Everything this table has seen since it was made, the hand in progress included,
         as a :class:`~fourhundred_env.game_record.GameRecord` (`seats`: 4 labels, optional)."""
-        from fourhundred_env.record_replay import table_record
-
         self._checked()
         return table_record(self, seats)
 
@@ -124,12 +121,9 @@ class Table:
         record that is not a game raises RecordError naming the hand and the move). `upto`:
         replay only that many decisions, leaving the next one pending (its hand dealt), to
         continue the game from there; None: all of them."""
-        from fourhundred_env.errors import RecordError
-        from fourhundred_env.game_record import GameRecord as _GameRecord
-
-        if not isinstance(record, _GameRecord):
+        if not isinstance(record, GameRecord):
             raise RecordError(f"Table.from_record: {short(record)}: expected a GameRecord")
-        return record.replay(upto)
+        return replayed(record, cls, upto)
 
     @property
     def state(self) -> State:

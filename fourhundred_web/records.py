@@ -18,6 +18,7 @@ from typing import Any
 from fourhundred_env.cards import card_text, parse_hand, sorted_for_display
 from fourhundred_env.game_record import GameRecord, RecordedHand, parse_record
 from fourhundred_env.history import HandRecord
+from fourhundred_env.table import Table
 from fourhundred_web.play import OutOfTurnError, PlaySession
 
 __all__ = ["MAX_RECORD_UPLOAD", "RECORD_SUFFIX", "read_upload", "record_json", "table_record"]
@@ -103,7 +104,7 @@ def record_json(record: GameRecord, file: str) -> dict[str, Any]:
     """`record` (from :func:`read_upload`) for the viewer: one game in the shape of
     :func:`fourhundred_web.watch.game_json`, with the seats' labels, the record's `file`
     name, and the hand in progress, if the record stops in one, marked ``finished: false``."""
-    table = record.replay()
+    table = Table.from_record(record)
     history = table.history
     hands = [_finished_hand(h, m) for h, m in zip(history, record.hands, strict=False)]
     if len(record.hands) > len(history):

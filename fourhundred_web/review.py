@@ -55,7 +55,7 @@ from starlette.routing import Route
 from agents.analysis import NOISE, ActionValuer, analyse_decisions, make_valuer
 from fourhundred_env.cards import action_text
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import GameRecord, parse_record
+from fourhundred_env.game_record import GameRecord, decisions, parse_record
 from fourhundred_env.phases import phase_name
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
@@ -318,7 +318,7 @@ class Reviews:
         valuer = self._valuer(record.rules)
         job.unit = str(getattr(valuer, "unit", "match-win"))
         batch: list[Any] = []
-        for d in record.decisions():
+        for d in decisions(record):
             if job.hand is not None and d.hand != job.hand:
                 if d.hand > job.hand:
                     break

@@ -20,7 +20,7 @@ from agents.analysis import (
 from fourhundred_cli import main
 from fourhundred_env.cards import parse_action
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.game_record import parse_record, read_record, write_record
+from fourhundred_env.game_record import decisions, parse_record, read_record, write_record
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
 
@@ -65,13 +65,13 @@ def valuer():
 
 def _last(text: str):
     """The last decision of a record written as text."""
-    return list(parse_record(text).decisions())[-1]
+    return list(decisions(parse_record(text)))[-1]
 
 
 def test_values_are_the_searchs_and_deterministic_for_a_seed(valuer) -> None:
     """The values are the search's own (SearchAgent.action_values: the mean over its worlds);
     the same seed gives the same values, another seed other worlds."""
-    d = list(parse_record(ENDGAME.format(lead="2C")).decisions())[4]  # S0 leads to trick 1
+    d = list(decisions(parse_record(ENDGAME.format(lead="2C"))))[4]  # S0 leads to trick 1
     assert (d.move, d.seat, d.action) == (5, 0, "9S")
     view = seat_view(d.table.engine, d.table.state)
     first = valuer.value_actions(view)
@@ -110,7 +110,7 @@ def test_a_forced_move_loses_nothing_and_is_not_valued() -> None:
             raise AssertionError("a forced decision was valued")
 
     record = parse_record(ENDGAME.format(lead="2C " + FINISH))
-    last = [d for d in record.decisions() if d.move > 52]
+    last = [d for d in decisions(record) if d.move > 52]
     analysis = analyse_decisions(last, Refuses())
     assert [d.taken for d in analysis.decisions] == ["QC", "5D", "8D", "AS"]
     for d in analysis.decisions:

@@ -22,6 +22,7 @@ from fourhundred_cli.match import play_random_match
 from fourhundred_env.errors import FourHundredError, RecordError
 from fourhundred_env.game_record import (
     GameRecord,
+    decisions,
     parse_record,
     read_record,
     write_record,
@@ -198,11 +199,11 @@ def test_from_record_upto_continues_to_the_same_game() -> None:
     table = _random_game(4, 25, Rules(), (0, 10, 0, 10))
     record = table.record()
     moves = [(n, m) for n, h in enumerate(record.hands, 1) for m in h.moves]
-    decisions = list(record.decisions())
-    assert len(decisions) == len(moves) == record.num_decisions
+    steps = list(decisions(record))
+    assert len(steps) == len(moves) == record.num_decisions
     for k in (0, 1, 4, 17, len(moves) // 2, len(moves) - 1):
         cut = Table.from_record(record, upto=k)
-        d = decisions[k]
+        d = steps[k]
         assert (d.index, d.hand, d.action) == (k, *moves[k]) and cut.to_play == d.seat
         assert cut.state.equals(d.table.state) and cut.history == d.table.history
         for n, move in moves[k:]:  # play on from there with the record's moves
@@ -220,7 +221,7 @@ def test_from_record_upto_continues_to_the_same_game() -> None:
 
 def test_each_decision_s_table_is_its_own() -> None:
     record = parse_record(GOLDEN)
-    first, second, third = itertools.islice(record.decisions(), 3)
+    first, second, third = itertools.islice(decisions(record), 3)
     assert (first.seat, first.action, second.seat, third.move) == (2, "2", 3, 3)
     first.table.act(first.action)
     assert first.table.state.equals(second.table.state)

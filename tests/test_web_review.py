@@ -22,7 +22,8 @@ from starlette.testclient import TestClient
 
 from agents.analysis import ActionValues, analyse_decisions
 from fourhundred_env.cards import parse_action
-from fourhundred_env.game_record import parse_record
+from fourhundred_env.game_record import decisions, parse_record
+from fourhundred_env.table import Table
 from fourhundred_web.app import create_app
 from fourhundred_web.play import OutOfTurnError
 from fourhundred_web.requests import ApiError
@@ -147,8 +148,8 @@ def test_a_hint_does_not_depend_on_the_cards_the_person_cannot_see() -> None:
     at a card; the tables differ (the other seats' cards), the views do not."""
     hints = Hints(SMALL)
     for played in ("", "bids: 4 3 2 2\n"):
-        a = parse_record(HEAD + DEAL_A + played).replay()
-        b = parse_record(HEAD + DEAL_B + played).replay()
+        a = Table.from_record(parse_record(HEAD + DEAL_A + played))
+        b = Table.from_record(parse_record(HEAD + DEAL_B + played))
         assert a.to_play == b.to_play == 0
         assert not np.array_equal(a.state.hand_set, b.state.hand_set)  # other cards
         answers = []
@@ -175,7 +176,7 @@ def test_a_record_s_review_is_fourhundred_analyse_s_and_cached(client: TestClien
     done = _wait(client, first)
     assert done["status"] == "done" and done["done"] == 12 and done["error"] is None
     record = parse_record(text)
-    expected = analyse_decisions(record.decisions(), SMALL, 0)  # as `fourhundred analyse`
+    expected = analyse_decisions(decisions(record), SMALL, 0)  # as `fourhundred analyse`
     assert done["decisions"] == [d.to_dict() for d in expected.decisions]
     assert [(d["move"], d["seat"], d["taken"]) for d in done["decisions"][:5]] == [
         (1, 0, "4"), (2, 1, "3"), (3, 2, "2"), (4, 3, "2"), (5, 0, "9S")

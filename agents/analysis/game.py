@@ -1,7 +1,8 @@
 """Engine analysis of a game: every decision's legal actions valued, and where value was lost.
 
-:func:`analyse_record` takes a game record (``fourhundred_env.game_record.GameRecord``, whose
-``decisions()`` gives each decision's hand, move, seat, table and the action played) and an
+:func:`analyse_record` takes a game record (``fourhundred_env.game_record.GameRecord``;
+``game_record.decisions(record)`` gives each decision's hand, move, seat, table and the action
+played) and an
 agent that values actions (:mod:`agents.analysis.values`). At each decision with a choice,
 every legal action is valued from the deciding seat's view only (what that seat knew then);
 the *best* is the action of highest value, and the *loss* of the action taken is the best's
@@ -28,6 +29,7 @@ import numpy as np
 from agents.analysis.values import ActionValuer, ActionValues, make_valuer
 from fourhundred_env.cards import action_text, parse_action
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.game_record import decisions
 from fourhundred_env.phases import Phase, phase_name
 from fourhundred_env.view import SeatView, seat_view
 
@@ -48,7 +50,7 @@ BATCH = 8
 
 
 class DecisionLike(Protocol):
-    """A decision of a game, as ``GameRecord.decisions()`` gives it: the table (a Table at the
+    """A decision of a game, as ``game_record.decisions(record)`` gives it: the table (a Table at the
     decision: ``engine`` and ``state``), who decided and what was played (action text)."""
 
     hand: int
@@ -244,7 +246,7 @@ def analyse_record(
     """The analysis of a game record (``GameRecord``) by `agent` (an agent spec, made under
     the record's rules with `seed`, or a valuer); see :func:`analyse_decisions`."""
     labels = getattr(record, "seats", None)
-    return analyse_decisions(record.decisions(), agent, seed, progress, labels, hand, phases,
+    return analyse_decisions(decisions(record), agent, seed, progress, labels, hand, phases,
                              top, noise)  # fmt: skip
 
 
@@ -259,7 +261,7 @@ def analyse_decisions(
     top: int = 5,
     noise: float = NOISE,
 ) -> Analysis:
-    """The analysis of a game's decisions (``GameRecord.decisions()``, or any objects with
+    """The analysis of a game's decisions (``game_record.decisions(record)``, or any objects with
     hand, move, seat, table and action) by `agent`: an agent spec (made by
     :func:`~agents.analysis.values.make_valuer` under the first decision's rules, its worlds
     from `seed`) or a valuer. Only the decisions of hand `hand` (if given) in `phases` ("bid",
