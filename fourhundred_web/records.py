@@ -15,11 +15,11 @@ import dataclasses
 import time
 from typing import Any
 
-from fourhundred_env.cards import card_text, parse_hand, sorted_for_display
 from fourhundred_env.game_record import GameRecord, RecordedHand, parse_record
 from fourhundred_env.history import HandRecord
 from fourhundred_env.table import Table
 from fourhundred_web.play import OutOfTurnError, PlaySession
+from fourhundred_web.watch import calls_json, deal_json, played_json
 
 __all__ = ["MAX_RECORD_UPLOAD", "RECORD_SUFFIX", "read_upload", "record_json", "table_record"]
 
@@ -51,20 +51,8 @@ def read_upload(text: str) -> GameRecord:
     return parse_record(text)
 
 
-def _deal(texts: tuple[str, str, str, str]) -> list[list[str]]:
-    return [[card_text(c) for c in sorted_for_display(parse_hand(t.replace("|", " ")))]
-            for t in texts]  # fmt: skip
-
-
-def _calls(first: int, bids: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The bids in order as {seat, bid} (an int, or "redeal")."""
-    return [{"seat": (first + k) % 4, "bid": b if b == "redeal" else int(b)}
-            for k, b in enumerate(bids)]  # fmt: skip
-
-
-def _finished_hand(h: HandRecord, moves: RecordedHand) -> dict[str, Any]:
+def _finished_hand(h: HandRecord) -> dict[str, Any]:
     """A finished hand as :func:`fourhundred_web.watch.game_json` gives one replayed."""
-    tricks = moves.tricks_played()
     return {
         "index": h.number - 1, "dealer": h.dealer, "required_total": h.required_total,
         "thrown_in": h.thrown_in, "redeal_seat": h.redeal_seat,
@@ -72,11 +60,7 @@ def _finished_hand(h: HandRecord, moves: RecordedHand) -> dict[str, Any]:
         "bids": [b or 0 for b in h.bids], "tricks": list(h.tricks_won),
         "points": list(h.points), "scores": list(h.scores_after),
         "scores_before": list(h.scores_before), "forfeits": list(h.forfeits),
-        "replayed": True, "problem": None, "finished": True, "deal": _deal(h.hands),
-        "calls": _calls((h.dealer + 1) % 4, moves.bids),
-        "plays": [{"seat": s, "card": c} for s, c in h.plays],
-        "trick_winners": [w for _, w in tricks if w is not None],
-        "claim": None if h.claim is None else {"seat": h.claim[0], "tricks": h.claim[1]},
+        "replayed": True, "problem": None, "finished": True, **played_json(h),
     }  # fmt: skip
 
 
@@ -85,7 +69,7 @@ def _open_hand(index: int, moves: RecordedHand, scores: list[int], required: int
     assert moves.dealer is not None  # parse_record fills every dealer in
     tricks = moves.tricks_played()
     winners = [w for _, w in tricks if w is not None]
-    calls = _calls((moves.dealer + 1) % 4, moves.bids)
+    calls = calls_json((moves.dealer + 1) % 4, moves.bids)
     bids = [0, 0, 0, 0]
     for c in calls:
         bids[c["seat"]] = c["bid"] if isinstance(c["bid"], int) else 0
@@ -94,7 +78,7 @@ def _open_hand(index: int, moves: RecordedHand, scores: list[int], required: int
         "thrown_in": False, "redeal_seat": None, "claim_seat": None, "bids": bids,
         "tricks": [winners.count(s) for s in range(4)], "points": None, "scores": scores,
         "scores_before": scores, "forfeits": list(moves.forfeits), "replayed": True,
-        "problem": None, "finished": False, "deal": _deal(moves.deal), "calls": calls,
+        "problem": None, "finished": False, "deal": deal_json(moves.deal), "calls": calls,
         "plays": [{"seat": s, "card": c} for trick, _ in tricks for s, c in trick],
         "trick_winners": winners, "claim": None,
     }  # fmt: skip
@@ -106,7 +90,7 @@ def record_json(record: GameRecord, file: str) -> dict[str, Any]:
     name, and the hand in progress, if the record stops in one, marked ``finished: false``."""
     table = Table.from_record(record)
     history = table.history
-    hands = [_finished_hand(h, m) for h, m in zip(history, record.hands, strict=False)]
+    hands = [_finished_hand(h) for h in history]
     if len(record.hands) > len(history):
         hands.append(
             _open_hand(len(history), record.hands[-1], list(table.scores), table.required_total())

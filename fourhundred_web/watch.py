@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from fourhundred_env.cards import (
     parse_hand,
     sorted_for_display,
 )
+from fourhundred_env.game_record import RecordedHand
+from fourhundred_env.history import HandRecord
 from tournament.config import spec_files
 from tournament.db import GameKey, HandRow, ReadOnlyResults
 from tournament.ladder.history import ladder_report
@@ -284,6 +287,32 @@ def _row_values(row: HandRow, name: str) -> list[int]:
     return [int(getattr(row, f"{name}{s}")) for s in range(4)]
 
 
+def deal_json(hands: Sequence[str]) -> list[list[str]]:
+    """The four hands as dealt (text, as a HandRecord keeps them), each sorted for display."""
+    return [[card_text(c) for c in sorted_for_display(parse_hand(text))] for text in hands]
+
+
+def calls_json(first: int, bids: Sequence[str]) -> list[dict[str, Any]]:
+    """Bids in order from seat `first` (a record's text: "2".."13" or "redeal") as
+    {seat, bid}, the bid an int or "redeal"."""
+    return [{"seat": (first + k) % 4, "bid": b if b == "redeal" else int(b)}
+            for k, b in enumerate(bids)]  # fmt: skip
+
+
+def played_json(r: HandRecord) -> dict[str, Any]:
+    """What a finished hand's cards show in the viewer: the deal, the bids in order, every
+    card in order, each trick's winner and the claim."""
+    return {
+        "deal": deal_json(r.hands),
+        "calls": calls_json((r.dealer + 1) % 4, RecordedHand.from_hand_record(r).bids),
+        "plays": [{"seat": s, "card": c} for s, c in r.plays],
+        "trick_winners": [
+            trick_winner(list(r.plays[k : k + 4])) for k in range(0, len(r.plays) - 3, 4)
+        ],
+        "claim": None if r.claim is None else {"seat": r.claim[0], "tricks": r.claim[1]},
+    }
+
+
 def game_json(game: ReplayedGame) -> dict[str, Any]:
     """A replayed game for the browser: per hand the stored row and, where the replay is
     exact, the deal, the bids in order and the cards in order."""
@@ -305,28 +334,8 @@ def game_json(game: ReplayedGame) -> dict[str, Any]:
             "replayed": h.exact, "problem": h.problem,
         }  # fmt: skip
         if h.exact:
-            r = h.record
-            assert r is not None
-            item["deal"] = [
-                [card_text(c) for c in sorted_for_display(parse_hand(text.replace("|", " ")))]
-                for text in r.hands
-            ]
-            first = (r.dealer + 1) % 4
-            calls = []
-            for k in range(4):
-                seat = (first + k) % 4
-                if r.redeal_seat == seat:
-                    calls.append({"seat": seat, "bid": "redeal"})
-                    break
-                if r.bids[seat] is None:
-                    break
-                calls.append({"seat": seat, "bid": r.bids[seat]})
-            item["calls"] = calls
-            item["plays"] = [{"seat": s, "card": c} for s, c in r.plays]
-            item["trick_winners"] = [
-                trick_winner(list(r.plays[k : k + 4])) for k in range(0, len(r.plays) - 3, 4)
-            ]
-            item["claim"] = None if r.claim is None else {"seat": r.claim[0], "tricks": r.claim[1]}
+            assert h.record is not None
+            item.update(played_json(h.record))
         hands.append(item)
     return {
         "key": list(game.key), "orientation": game.key[3], "team0": m.team0, "team1": m.team1,
