@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
-# A tournament of the bundled bots (duplicate, 2 processes; 100-110 s on the 2-core machine
+# A tournament of the bundled bots (duplicate, 2 processes; 100-130 s on the 2-core machine
 # with both cores busy, measured 2026-12-03) ending with the leaderboard; results in
 # runs/tournament/ (a rerun starts afresh: --overwrite).
 run: $(STAMP)
