@@ -40,11 +40,13 @@ def _args(agents: list[str], matches: int, db: Path) -> list[str]:
 
 
 def _finished(db: Path) -> int:
-    """Match rows so far (0 while the file or its tables do not exist yet)."""
+    """Match rows so far (0 while the file or its tables do not exist yet). Read-write, not
+    read-only: a run killed inside a write leaves a hot journal that only a connection that may
+    write can roll back (as the resumed run does); a read-only one fails on it."""
     if not db.exists():
         return 0
     try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=0.2)
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=rw", uri=True, timeout=0.2)
         try:
             return con.execute("SELECT count(*) FROM matches").fetchone()[0]
         finally:
