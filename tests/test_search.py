@@ -138,7 +138,8 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:margin=-0.1", "margin=-0.1: expected 0 or more"),
         ("search:endgame=14", "endgame=14: expected 0 to 13"),
         ("search:weighting=magic", "weighting='magic': expected one of 'uniform', 'policy'"),
-        ("search:fast", "preset='fast': expected one of 'default', 'strong'"),
+        ("search:quick", "preset='quick': expected one of 'default', 'strong', 'fast'"),
+        ("search:tricks=14", "tricks=14: expected 0 to 13"),
         ("search:model=missing.pt", "checkpoint 'missing.pt' does not exist"),
         ("search:models=policy+bogus", r"models='policy\+bogus': expected distinct names from"),
         ("search:models=policy+policy", r"models='policy\+policy': expected distinct names"),
@@ -158,6 +159,27 @@ def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
         make_agent(spec, Rules(), seed=0)
 
 
+def test_tricks_limits_the_searched_cards_to_the_last_ones(engine, positions) -> None:
+    """With tricks=K the cards of the last K tricks are searched as by the full search and the
+    earlier ones are the policy's; search:fast bids as the policy does."""
+    view = seat_view(engine, positions)
+    full = make_agent(BASE, engine.rules, seed=4)
+    late = make_agent(BASE + ",tricks=6", engine.rules, seed=4)
+    policy = make_agent(f"neural:{MODEL}", engine.rules, seed=4)
+    every, last = full.act(view), late.act(view)
+    assert late.last_stats["searched"] < full.last_stats["searched"]
+    is_late = view.num_tricks >= 7
+    assert is_late.any() and (~is_late).any()
+    np.testing.assert_array_equal(last[is_late], every[is_late])
+    np.testing.assert_array_equal(last[~is_late], policy.act(view)[~is_late])
+    state = engine.init(6, seed=5)
+    engine.deal(state)
+    bids = seat_view(engine, state)
+    fast = make_agent("search:fast", engine.rules, seed=0)
+    np.testing.assert_array_equal(fast.act(bids), policy.act(bids))
+    assert fast.last_stats["searched"] == 0
+
+
 def test_presets_and_overrides() -> None:
     assert SearchSettings().resolved()["worlds"] == 32
     strong = SearchSettings(preset="strong").resolved()
@@ -168,6 +190,9 @@ def test_presets_and_overrides() -> None:
     assert bidder["own"] == bidder["models"] == "heuristic-v1"
     assert bidder["matchwin"] == "matchwin_h1.npz" and bidder["bid_candidates"] == 14
     assert bidder["per_point"] > 0 and SearchSettings().resolved()["per_point"] == 0
+    fast, default = SearchSettings(preset="fast").resolved(), SearchSettings().resolved()
+    assert {k for k in fast if fast[k] != default[k]} == {"preset", "bids", "tricks"}
+    assert (fast["bids"], fast["tricks"], default["tricks"]) == (False, 6, 13)
     assert SearchSettings().resolved()["own"] == "policy"
 
 

@@ -34,7 +34,8 @@ action so far is returned. The budget only binds on a slow or loaded machine; wh
 a decision depends on the machine's speed, not only on the game.
 
 Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
-a move), ``search:bidder`` (a bidder for heuristic-v1's card play:
+a move), ``search:fast`` (the defaults for the cards of the last six tricks only, the policy
+bidding and playing the rest; ``tricks=N`` sets how many), ``search:bidder`` (a bidder for heuristic-v1's card play:
 ``compose:bid=search:bidder,play=heuristic-v1``; see PRESETS),
 ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
 """
@@ -108,6 +109,7 @@ class SearchAgent(Agent):
         self.search_bids = bool(c["bids"])
         self.bid_candidates = int(c["bid_candidates"])
         self.top_actions = int(c["top_actions"]) or NUM_CARDS
+        self.tricks = int(c["tricks"])
         self.margin = float(c["margin"])
         self.confidence = float(c["confidence"])
         self.bid_worlds = int(c["bid_worlds"])
@@ -168,7 +170,8 @@ class SearchAgent(Agent):
         legal_n = view.legal_mask.sum(axis=1)
         playing = view.phase == Phase.PLAY
         width = np.minimum(np.where(playing, self.top_actions, self.bid_candidates), legal_n)
-        searched = width > 1
+        late = 13 - view.num_tricks <= self.tricks
+        searched = (width > 1) & (~playing | late)
         self.last_stats = {"decisions": view.size, "searched": 0, "worlds": 0}
         if self.time_per_move <= 0:
             return actions
@@ -334,8 +337,9 @@ register_agent(
     _search_factory,
     "search over the bundled policy: worlds weighted by the other seats' inferred models "
     "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
-    "endgame on request (search, search:strong, search:worlds=N,...); search:bidder bids "
-    "for heuristic-v1's card play (compose:bid=search:bidder,play=heuristic-v1)",
+    "endgame on request (search, search:strong, search:worlds=N,...); search:fast searches "
+    "the cards of the last six tricks only; search:bidder bids for heuristic-v1's card play "
+    "(compose:bid=search:bidder,play=heuristic-v1)",
     settings=SearchSettings,
     positional="preset",
 )

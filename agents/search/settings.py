@@ -24,7 +24,7 @@ SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
 class SearchSettings:
     """``search``, ``search:strong``, ``search:worlds=64,endgame=4`` (settings over a preset)."""
 
-    preset: Literal["default", "strong", "bidder"] = "default"
+    preset: Literal["default", "strong", "fast", "bidder"] = "default"
     """Starting values of every setting left unset (see PRESETS)."""
     model: str = DEFAULT_MODEL
     """Policy checkpoint that plays the play-outs and weights the worlds (a neural: path)."""
@@ -47,6 +47,10 @@ class SearchSettings:
     """Bids searched: the policy's most likely ones."""
     top_actions: int | None = None
     """Cards searched: the policy's most likely ones (0: every legal card)."""
+    tricks: int | None = None
+    """Card play is searched in the last `tricks` tricks of a hand only (13: every trick); the
+    policy plays the earlier cards. Valuing actions (`action_values`, analysis, hints)
+    searches at every trick whatever this says."""
     margin: float | None = None
     """Value (match-win probability, or points with value=points) by which a searched action
     must beat the policy's own choice, on average over the worlds, to be played instead."""
@@ -88,7 +92,7 @@ class SearchSettings:
                 raise ConfigError(f"{name}={v}: expected at least 1")
         if self.candidates is not None and self.candidates < 1:
             raise ConfigError(f"candidates={self.candidates}: expected at least 1")
-        for name in ("endgame", "top_actions"):
+        for name in ("endgame", "top_actions", "tricks"):
             v = getattr(self, name)
             if v is not None and not 0 <= v <= 13:
                 raise ConfigError(f"{name}={v}: expected 0 to 13")
@@ -123,22 +127,29 @@ class SearchSettings:
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
-                    bids=True, bid_candidates=4, bid_worlds=64, top_actions=6, margin=0.0,
-                    confidence=1.0, time_per_move=0.5, models="policy+heuristic-v1",
-                    own="policy", matchwin="", per_point=0.0),
+                    bids=True, bid_candidates=4, bid_worlds=64, top_actions=6, tricks=13,
+                    margin=0.0, confidence=1.0, time_per_move=0.5,
+                    models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
     "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
-                   bids=True, bid_candidates=5, bid_worlds=256, top_actions=0, margin=0.0,
-                   confidence=1.0, time_per_move=1.0, models="policy+heuristic-v1",
-                   own="policy", matchwin="", per_point=0.0),
+                   bids=True, bid_candidates=5, bid_worlds=256, top_actions=0, tricks=13,
+                   margin=0.0, confidence=1.0, time_per_move=1.0,
+                   models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
+    "fast": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
+                 bids=False, bid_candidates=4, bid_worlds=64, top_actions=6, tricks=6,
+                 margin=0.0, confidence=1.0, time_per_move=0.5,
+                 models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
     "bidder": dict(worlds=32, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
-                   bids=True, bid_candidates=14, bid_worlds=512, top_actions=6, margin=0.0,
-                   confidence=0.0, time_per_move=30.0, models="heuristic-v1",
-                   own="heuristic-v1", matchwin="matchwin_h1.npz", per_point=0.003),
+                   bids=True, bid_candidates=14, bid_worlds=512, top_actions=6, tricks=13,
+                   margin=0.0, confidence=0.0, time_per_move=30.0,
+                   models="heuristic-v1", own="heuristic-v1", matchwin="matchwin_h1.npz",
+                   per_point=0.003),
 }  # fmt: skip
 """The presets. ``default`` and ``strong`` take the other seats for the policy or
 heuristic-v1 (inferred in each world), search the bids too, and replace the policy's action
 by a searched one only when it is one standard error better (confidence=1); the exact
-endgame is off. ``strong`` scores more worlds and every legal card.
+endgame is off. ``strong`` scores more worlds and every legal card. ``fast`` is ``default``
+searching only the cards of the last six tricks (the policy bids and plays the rest), where
+the search gains most for its time.
 
 ``bidder`` searches every legal bid for a seat whose cards heuristic-v1 plays: the other
 seats are taken for heuristic-v1 (their bids weight 8,192 candidate deals, resampled to 512
