@@ -2,7 +2,8 @@
 chosen by public name.
 
 Registered agents that can be made from their bare name (not ``cmd`` or ``compose``, which
-need a command or their parts), the bundled checkpoints, and the specs given to
+need a command or their parts), the presets of PRESET_BOTS, the bundled checkpoints, and the
+specs given to
 ``fourhundred serve --agent``. A browser picks among them by a public name
 (``neural:selfplay.pt``, never the file's path: :func:`public_text`), which the server maps
 back to the spec, so it can never make the server open a file of its choosing nor learn
@@ -22,17 +23,23 @@ from fourhundred_env.errors import FourHundredError
 from fourhundred_env.registry import entry
 from fourhundred_env.rules import Rules
 
-__all__ = ["DEFAULT_BOTS", "STRENGTH", "AgentChoice", "agent_choices", "default_bot",
-           "public_text"]  # fmt: skip
+__all__ = ["DEFAULT_BOTS", "PRESET_BOTS", "STRENGTH", "AgentChoice", "agent_choices",
+           "default_bot", "public_text"]  # fmt: skip
 
 _PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
-DEFAULT_BOTS = ("neural:selfplay.pt", "heuristic-v1", "heuristic")
+PRESET_BOTS = {
+    "search:fast": "search over the bundled network for the cards of the last six tricks; the "
+    "network bids and plays the rest",
+}
+"""Settings of a registered bot offered beside its bare name, with a line describing each."""
+DEFAULT_BOTS = ("search:fast", "neural:selfplay.pt", "heuristic-v1", "heuristic")
 """The bot a seat gets when the browser names none: the first of these offered, by name.
-The strongest bot that answers a person at once comes first; the search bot is stronger but
-is not a default, since a person waits for up to three bots a turn (BENCHMARKS.md gives both
-bots' strength and speed)."""
+The strongest bot that answers a person at once comes first; the full search bot is stronger
+still but is not a default, since a person waits for up to three bots a turn (BENCHMARKS.md
+gives each bot's strength and speed)."""
 STRENGTH = {
     "search": "strongest · slower: a turn may take seconds",
+    "search:fast": "strong · quick: searches the last six tricks",
     "neural:selfplay.pt": "strong · fast",
     "neural:exit.pt": "strong · fast",
     "neural-bid:bidder.pt": "network bidder · fast",
@@ -119,12 +126,13 @@ def _playable_by_name(name: str) -> bool:
 def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
     """The bots a browser may choose, by public name (:attr:`AgentChoice.label`), strongest
     first (STRENGTH): every registered agent that can be made from its bare name (not
-    ``human``), the bundled checkpoints, then `extra` specs (checked by making one; two that
-    would share a name are told apart by a number)."""
+    ``human``), the presets of PRESET_BOTS, the bundled checkpoints, then `extra` specs
+    (checked by making one; two that would share a name are told apart by a number)."""
     found: list[AgentChoice] = []
     for name, description in available_agents().items():
         if name != "human" and _playable_by_name(name):
             found.append(AgentChoice(name, description))
+    found += [AgentChoice(spec, line) for spec, line in PRESET_BOTS.items()]
     found += _bundled_checkpoints()
     rank = {label: k for k, label in enumerate(STRENGTH)}
     found.sort(key=lambda c: rank.get(c.label, len(rank)))  # stable: the rest keep their order

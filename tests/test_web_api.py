@@ -80,7 +80,7 @@ def test_options_offer_the_registered_bots_and_the_bundled_networks(client: Test
     assert options["presets"] == ["pagat", "wiki"] and options["watch"] is True
     # the seats a person leaves unnamed get the strongest bot that answers at once
     default = next(a for a in options["agents"] if a["spec"] == options["default_bot"])
-    assert default["label"] == DEFAULT_BOTS[0] == "neural:selfplay.pt"
+    assert default["label"] == DEFAULT_BOTS[0] == "search:fast"
     table = client.post("/api/tables", json={"seat": 0}).json()
     assert table["state"]["names"] == ["you", *[default["label"]] * 3]
 
@@ -93,9 +93,10 @@ def test_options_name_no_file_and_offer_no_bot_that_can_only_fail(client: TestCl
     agents = r.json()["agents"]
     names = [a["spec"] for a in agents]
     assert "cmd" not in names and "compose" not in names
-    assert names[:2] == ["search", "neural:selfplay.pt"]
+    assert names[:3] == ["search", "search:fast", "neural:selfplay.pt"]
     assert names.index("heuristic") < names.index("minbid") < names.index("random")
-    assert "strongest" in agents[0]["note"] and "fast" in agents[1]["note"]
+    assert "strongest" in agents[0]["note"] and "quick" in agents[1]["note"]
+    assert "fast" in agents[2]["note"]
     _, state = _new(client, partner="neural:exit.pt", right="neural-bid:bidder.pt", left="minbid")
     assert state["names"] == ["you", "neural-bid:bidder.pt", "neural:exit.pt", "minbid"]
     r = client.post("/api/tables", json={"partner": "neural:agents/pretrained/selfplay.pt"})
