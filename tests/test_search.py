@@ -141,6 +141,7 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:quick", "preset='quick': expected one of 'default', 'strong', 'fast'"),
         ("search:tricks=14", "tricks=14: expected 0 to 13"),
         ("search:model=missing.pt", "checkpoint 'missing.pt' does not exist"),
+        ("search:fast,bid_model=nobid.pt", "checkpoint 'nobid.pt' does not exist"),
         ("search:models=policy+bogus", r"models='policy\+bogus': expected distinct names from"),
         ("search:models=policy+policy", r"models='policy\+policy': expected distinct names"),
         ("search:weighting=uniform,models=heuristic-v1", "needs weighting=policy"),
@@ -161,7 +162,8 @@ def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
 
 def test_tricks_limits_the_searched_cards_to_the_last_ones(engine, positions) -> None:
     """With tricks=K the cards of the last K tricks are searched as by the full search and the
-    earlier ones are the policy's; search:fast bids as the policy does."""
+    earlier ones are the policy's; search:fast bids as the bundled bidder does, and as the
+    policy with bid_model=policy."""
     view = seat_view(engine, positions)
     full = make_agent(BASE, engine.rules, seed=4)
     late = make_agent(BASE + ",tricks=6", engine.rules, seed=4)
@@ -176,8 +178,11 @@ def test_tricks_limits_the_searched_cards_to_the_last_ones(engine, positions) ->
     engine.deal(state)
     bids = seat_view(engine, state)
     fast = make_agent("search:fast", engine.rules, seed=0)
-    np.testing.assert_array_equal(fast.act(bids), policy.act(bids))
+    bidder = make_agent("neural-bid:agents/pretrained/bidder.pt", engine.rules, seed=0)
+    np.testing.assert_array_equal(fast.act(bids), bidder.act(bids))
     assert fast.last_stats["searched"] == 0
+    plain = make_agent("search:fast,bid_model=policy", engine.rules, seed=0)
+    np.testing.assert_array_equal(plain.act(bids), policy.act(bids))
 
 
 def test_presets_and_overrides() -> None:
@@ -191,7 +196,7 @@ def test_presets_and_overrides() -> None:
     assert bidder["matchwin"] == "matchwin_h1.npz" and bidder["bid_candidates"] == 14
     assert bidder["per_point"] > 0 and SearchSettings().resolved()["per_point"] == 0
     fast, default = SearchSettings(preset="fast").resolved(), SearchSettings().resolved()
-    assert {k for k in fast if fast[k] != default[k]} == {"preset", "bids", "tricks"}
+    assert {k for k in fast if fast[k] != default[k]} == {"preset", "bids", "tricks", "bid_model"}
     assert (fast["bids"], fast["tricks"], default["tricks"]) == (False, 6, 13)
     assert SearchSettings().resolved()["own"] == "policy"
 

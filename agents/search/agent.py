@@ -34,8 +34,9 @@ action so far is returned. The budget only binds on a slow or loaded machine; wh
 a decision depends on the machine's speed, not only on the game.
 
 Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
-a move), ``search:fast`` (the defaults for the cards of the last six tricks only, the policy
-bidding and playing the rest; ``tricks=N`` sets how many), ``search:bidder`` (a bidder for heuristic-v1's card play:
+a move), ``search:fast`` (the defaults for the cards of the last six tricks only, the bundled
+bidder bidding and the policy playing the earlier cards; ``tricks=N`` sets how many,
+``bid_model=policy`` lets the policy bid), ``search:bidder`` (a bidder for heuristic-v1's card play:
 ``compose:bid=search:bidder,play=heuristic-v1``; see PRESETS),
 ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
 """
@@ -141,6 +142,11 @@ class SearchAgent(Agent):
                 f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
             )
         self.runner = NetRunner(net, self.settings.dtype)
+        self.bidder = None  # bids=false: who bids, when not the policy
+        if c["bid_model"] not in ("", "policy") and not self.search_bids:
+            from agents.neural.agent import NeuralAgent
+
+            self.bidder = NeuralAgent(str(c["bid_model"]), self.rules, seed)
         self.beliefs = Beliefs(self.engine, self.runner, self.key, self.weighted, self.epsilon,
                                self.seat_models)  # fmt: skip
         self.playout = PolicyPlayout(self.runner, self.engine._r)
@@ -165,10 +171,13 @@ class SearchAgent(Agent):
         deadline = t0 + self.time_per_move * view.size
         logp = self._policy(view)
         actions = np.argmax(logp, axis=1).astype(np.int64)
+        playing = view.phase == Phase.PLAY
+        if self.bidder is not None and not playing.all():
+            bids = np.flatnonzero(~playing)
+            actions[bids] = self.bidder.act(view.select(bids))
         # candidate actions: the policy's most likely legal ones
         order = np.argsort(-logp, axis=1, kind="stable")
         legal_n = view.legal_mask.sum(axis=1)
-        playing = view.phase == Phase.PLAY
         width = np.minimum(np.where(playing, self.top_actions, self.bid_candidates), legal_n)
         late = 13 - view.num_tricks <= self.tricks
         searched = (width > 1) & (~playing | late)
@@ -338,7 +347,7 @@ register_agent(
     "search over the bundled policy: worlds weighted by the other seats' inferred models "
     "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
     "endgame on request (search, search:strong, search:worlds=N,...); search:fast searches "
-    "the cards of the last six tricks only; search:bidder bids for heuristic-v1's card play "
+    "the cards of the last six tricks only and bids with bidder.pt; search:bidder bids for heuristic-v1's card play "
     "(compose:bid=search:bidder,play=heuristic-v1)",
     settings=SearchSettings,
     positional="preset",
