@@ -28,8 +28,8 @@ __all__ = ["DEFAULT_BOTS", "PRESET_BOTS", "STRENGTH", "AgentChoice", "agent_choi
 
 _PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
 PRESET_BOTS = {
-    "search:fast": "search over the bundled network for the cards of the last six tricks; the "
-    "network bids and plays the rest",
+    "search:fast": "search over the bundled network for the cards of the last six tricks; "
+    "bidder.pt bids and the network plays the earlier cards",
 }
 """Settings of a registered bot offered beside its bare name, with a line describing each."""
 DEFAULT_BOTS = ("search:fast", "neural:selfplay.pt", "heuristic-v1", "heuristic")
