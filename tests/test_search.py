@@ -142,6 +142,7 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ("search:tricks=14", "tricks=14: expected 0 to 13"),
         ("search:model=missing.pt", "checkpoint 'missing.pt' does not exist"),
         ("search:fast,bid_model=nobid.pt", "checkpoint 'nobid.pt' does not exist"),
+        ("search:bid_model=nobid.pt", "bid_model='nobid.pt': the bids are searched; expected bids"),
         ("search:models=policy+bogus", r"models='policy\+bogus': expected distinct names from"),
         ("search:models=policy+policy", r"models='policy\+policy': expected distinct names"),
         ("search:weighting=uniform,models=heuristic-v1", "needs weighting=policy"),

@@ -143,7 +143,12 @@ class SearchAgent(Agent):
             )
         self.runner = NetRunner(net, self.settings.dtype)
         self.bidder = None  # bids=false: who bids, when not the policy
-        if c["bid_model"] not in ("", "policy") and not self.search_bids:
+        if c["bid_model"] not in ("", "policy"):
+            if self.search_bids:
+                raise ConfigError(
+                    f"bid_model={c['bid_model']!r}: the bids are searched; "
+                    "expected bids=false with it"
+                )
             from agents.neural.agent import NeuralAgent
 
             self.bidder = NeuralAgent(str(c["bid_model"]), self.rules, seed)

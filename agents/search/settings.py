@@ -45,8 +45,8 @@ class SearchSettings:
     bids: bool | None = None
     """Search the bids too (False: the policy bids)."""
     bid_model: str | None = None
-    """With bids=false, who bids: `policy`, or a checkpoint that bids instead of it (the path
-    of a `neural-bid:` or `neural:` checkpoint)."""
+    """Who bids when the bids are not searched (bids=false; a checkpoint with bids=true is
+    refused): `policy`, or the path of a `neural-bid:` or `neural:` checkpoint."""
     bid_candidates: int | None = None
     """Bids searched: the policy's most likely ones."""
     top_actions: int | None = None
