@@ -3,8 +3,7 @@ chosen by public name.
 
 Registered agents that can be made from their bare name (not ``cmd`` or ``compose``, which
 need a command or their parts), the presets of PRESET_BOTS, the bundled checkpoints, and the
-specs given to
-``fourhundred serve --agent``. A browser picks among them by a public name
+specs given to ``fourhundred serve --agent``. A browser picks among them by a public name
 (``neural:selfplay.pt``, never the file's path: :func:`public_text`), which the server maps
 back to the spec, so it can never make the server open a file of its choosing nor learn
 where the server keeps its files.
