@@ -35,7 +35,7 @@ from train.exit import (  # noqa: E402
     target_worth,
 )
 
-TINY = ["positions=40", "bid_share=0.25", "num_tables=8", "worlds=2", "bid_worlds=2",
+TINY = ["positions=40", "bid_share=0.25", "bidder=", "num_tables=8", "worlds=2", "bid_worlds=2",
         "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
         "eval_matches=0", "progress=false"]  # fmt: skip
 

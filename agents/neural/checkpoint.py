@@ -16,8 +16,10 @@ the config, of another dtype than ``WEIGHT_DTYPES`` or not finite, or rules of a
 before torch reads it, the config's sizes before anything is allocated, the weights' shapes
 against a network built on torch's ``meta`` device (no memory).
 It lives beside the agent that plays it. A network config that records ``bid_features``
-is a bidding network (agents/neural/bid_net.py, another feature layout refused too); everything
-else is a PolicyValueNet.
+is a bidding network (agents/neural/bid_net.py, another feature layout refused too); one of the
+two configs ``bid`` and ``play`` is a network that bids with the one and plays the cards with
+the other (agents/neural/bid_play.py), each checked as above; everything else is a
+PolicyValueNet.
 """
 
 from __future__ import annotations
@@ -197,8 +199,12 @@ def load_policy(
 
 
 def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
-    """`net` if it is a policy network that plays cards; a bidding network (agents/neural/bid_net.py,
-    which only bids) is refused in one line (CheckpointError)."""
+    """The policy network that plays `net`'s cards: `net` itself, or the card network of a
+    network that bids with another (agents/neural/bid_play.py); a bidding network
+    (agents/neural/bid_net.py, which only bids) is refused in one line (CheckpointError)."""
+    play = getattr(net, "play", None)
+    if isinstance(play, PolicyValueNet):
+        return play
     if not isinstance(net, PolicyValueNet):
         raise CheckpointError(
             f"checkpoint {str(path)!r} is a bidding network (it only bids): expected a policy "
@@ -221,8 +227,21 @@ def require_same_game(saved: Rules, rules: Rules | None, where: str, what: str) 
 
 def _net_class(values: Any, where: str) -> tuple[type, Any]:
     """(the class, its config) a checkpoint's ``net`` config describes: a PolicyValueNet, or a
-    BidNet (agents/neural/bid_net.py) when it records ``bid_features``. Nothing is built: the
+    BidNet (agents/neural/bid_net.py) when it records ``bid_features``, or a BidPlayNet
+    (agents/neural/bid_play.py) of the two configs ``bid`` and ``play``. Nothing is built: the
     layout versions and every size are checked first (the bounds of agents/neural/network.py)."""
+    if isinstance(values, Mapping) and set(values) == {"bid", "play"}:
+        from agents.neural.bid_net import BidNet
+        from agents.neural.bid_play import BidPlayConfig, BidPlayNet
+
+        bid_cls, bid = _net_class(values["bid"], f"{where} (its bidding network)")
+        play_cls, play = _net_class(values["play"], f"{where} (its card network)")
+        if bid_cls is not BidNet or play_cls is not PolicyValueNet:
+            raise CheckpointError(
+                f"{where}: its 'bid' config is not a bidding network's or its 'play' config "
+                "not a card network's: expected bid_features in 'bid' and none in 'play'"
+            )
+        return BidPlayNet, BidPlayConfig(bid, play)
     if isinstance(values, Mapping) and "bid_features" in values:
         from agents.neural.bid_net import HEAD_VERSIONS, PER_BID_SIZES, BidNet, BidNetConfig
 

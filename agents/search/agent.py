@@ -135,13 +135,18 @@ class SearchAgent(Agent):
         )
 
         net, trained, _ = load_policy(self.settings.model)
-        require_card_player(net, self.settings.model)
+        card_net = require_card_player(net, self.settings.model)
         if not same_game(trained, self.rules):
             raise CheckpointError(
                 f"checkpoint {self.settings.model!r} was trained under other rules: "
                 f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
             )
-        self.runner = NetRunner(net, self.settings.dtype)
+        self.runner = NetRunner(card_net, self.settings.dtype)
+        self.own_bids = None  # a model that bids with a bidding network: its bid policy
+        if card_net is not net:
+            from agents.neural.agent import NeuralAgent
+
+            self.own_bids = NeuralAgent(self.settings.model, self.rules, seed, net=net)
         self.bidder = None  # bids=false: who bids, when not the policy
         if c["bid_model"] not in ("", "policy"):
             if self.search_bids:
@@ -165,6 +170,10 @@ class SearchAgent(Agent):
     def _policy(self, view: SeatView) -> np.ndarray:
         """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal)."""
         logits, _ = self.runner(encode_observation(view))
+        bids = np.flatnonzero(view.phase != Phase.PLAY)
+        if self.own_bids is not None and bids.size:  # the model's bidding network
+            own, _ = self.own_bids.outputs(view.select(bids))
+            logits[bids] = own.numpy()
         logits = np.where(view.legal_mask, logits.astype(np.float64), -np.inf)
         top = logits.max(axis=1, keepdims=True)
         return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))

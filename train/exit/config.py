@@ -38,6 +38,11 @@ class ExitConfig:
     """Rules preset."""
     init: str = DEFAULT_INIT
     """The policy checkpoint the first iteration searches over and the fit starts from."""
+    bidder: str = ""
+    """A bidding network's checkpoint (``net: bid_features``, such as
+    agents/pretrained/bidder.pt) that bids for the network: the run's checkpoints hold both
+    networks (agents/neural/bid_play.py; an `init` that holds both keeps its own) and the
+    iterations fit the card play only (bid_share 0). '': the network's own bid head bids."""
     iterations: int = 4
     """Rounds of (play, value by search, fit)."""
     positions: int = 20000
@@ -115,6 +120,11 @@ class ExitConfig:
             )
         if not 0.0 <= self.bid_share <= 1.0:
             raise ConfigError(f"bid_share={self.bid_share}: expected a share from 0 to 1")
+        if self.bidder and self.bid_share:
+            raise ConfigError(
+                f"bid_share={self.bid_share} with bidder={self.bidder!r}: expected bid_share 0 "
+                "(the bidding network bids; the iterations fit the card play only)"
+            )
         if not 0.0 < self.holdout < 0.5:
             raise ConfigError(f"holdout={self.holdout}: expected a share above 0 and below 0.5")
         if self.temperature is not None and not self.temperature > 0:

@@ -14,6 +14,7 @@ import numpy as np
 
 from fourhundred_env.configs import save_yaml
 from fourhundred_env.engine import Engine, Phase
+from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 from train.exit.config import ExitConfig
 from train.exit.labels import label_positions, record_positions
@@ -27,6 +28,10 @@ from train.exit.targets import (
     targets,
 )
 
+INIT = "init.pt"
+"""With a `bidder`, the network iteration 0 plays and searches over: `init` and the bidder in
+one checkpoint, written as the run starts."""
+
 
 # -- the run --------------------------------------------------------------------------------
 class ExitTrainer:
@@ -35,18 +40,49 @@ class ExitTrainer:
     def __init__(self, config: ExitConfig, run_dir: Path, resume: bool = False) -> None:
         import torch
 
-        from agents.neural.checkpoint import load_policy, require_card_player
-
         self.config, self.run_dir = config, Path(run_dir)
         self.rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         torch.set_num_threads(config.torch_threads)
-        net, _, _ = load_policy(config.init, rules=self.rules)
-        self.net = require_card_player(net, config.init)
+        self.net = self._initial()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not resume:
             save_yaml(config.to_dict(), self.run_dir / "config.yaml")
+        if config.bidder and not (self.run_dir / INIT).is_file():
+            self._write(self.run_dir / INIT, {"init": config.init, "bidder": config.bidder})
         self.metrics = self.run_dir / "metrics.jsonl"
+
+    def _initial(self):
+        """The network the run starts from: `init`, joined with `bidder`'s bidding network
+        when one is given; refused in one line if it cannot play or bid as configured."""
+        from agents.neural.bid_net import BidNet
+        from agents.neural.bid_play import BidPlayNet
+        from agents.neural.checkpoint import CheckpointError, load_policy, require_card_player
+
+        c = self.config
+        net, _, _ = load_policy(c.init, rules=self.rules)
+        card = require_card_player(net, c.init)
+        if c.bidder:
+            bid, _, _ = load_policy(c.bidder, rules=self.rules)
+            if not isinstance(bid, BidNet):
+                raise CheckpointError(
+                    f"bidder={c.bidder!r} is not a bidding network: expected a checkpoint of "
+                    "a bidding run with net: bid_features, such as agents/pretrained/bidder.pt"
+                )
+            return BidPlayNet.join(bid, card)
+        if card is not net and c.bid_share:
+            raise ConfigError(
+                f"bid_share={c.bid_share} with init={c.init!r}, which bids with a bidding "
+                "network: expected bid_share 0 (the iterations fit the card play only)"
+            )
+        return net
+
+    @property
+    def card_net(self):
+        """The network the fit trains: the card network of one that bids with another."""
+        from agents.neural.checkpoint import require_card_player
+
+        return require_card_player(self.net, self.config.init)
 
     def done(self) -> int:
         """Iterations finished (their iter_K.pt written)."""
@@ -57,7 +93,9 @@ class ExitTrainer:
 
     def teacher_path(self, k: int) -> str:
         """The checkpoint iteration k searches over: N_k."""
-        return self.config.init if k == 0 else str(self.run_dir / f"iter_{k - 1}.pt")
+        if k:
+            return str(self.run_dir / f"iter_{k - 1}.pt")
+        return str(self.run_dir / INIT) if self.config.bidder else self.config.init
 
     def history(self) -> list[dict[str, Any]]:
         """The rows of metrics.jsonl of the iterations finished (iter_K.pt written)."""
@@ -97,10 +135,10 @@ class ExitTrainer:
             joined = {key: np.concatenate([d[key] for d in kept]) for key in fitted}
             seed = c.seed * 7919 + k
             torch.manual_seed(seed)
-            row.update(fit(self.net, joined["obs"], joined["legal"], joined["pi"], joined["v"],
-                           c, seed=seed, desc=f"iteration {k}: fit"))  # fmt: skip
+            row.update(fit(self.card_net, joined["obs"], joined["legal"], joined["pi"],
+                           joined["v"], c, seed=seed, desc=f"iteration {k}: fit"))  # fmt: skip
             t3 = time.perf_counter()
-            after = log_policy(self.net, held["obs"], held["legal"]).argmax(1)
+            after = log_policy(self.card_net, held["obs"], held["legal"]).argmax(1)
             row["agreement_after"] = search_gain(held["values"], after)["agreement"]
             row.update(fit_s=t3 - t2, positions_fitted=len(joined["obs"]))
             self._save(k)
@@ -125,6 +163,8 @@ class ExitTrainer:
         """Iteration k's positions (recorded from `teacher`'s matches, N_k) and their
         values (read from the run folder where saved): the fitted part with its targets,
         the held-out part with its values, and the iteration's numbers so far."""
+        from agents.neural.checkpoint import require_card_player
+
         c = self.config
         seed = c.seed * 7919 + k
         t0 = time.perf_counter()
@@ -133,7 +173,8 @@ class ExitTrainer:
         data, valued = label_positions(self.engine, positions, self.teacher_path(k), c, k,
                                        self.run_dir / f"labels_{k}")  # fmt: skip
         t2 = time.perf_counter()
-        log_prior = log_policy(teacher, data["obs"], data["legal"])
+        log_prior = log_policy(require_card_player(teacher, self.teacher_path(k)), data["obs"],
+                               data["legal"])  # fmt: skip
         fitted, held = split(len(data["obs"]), c.holdout, seed)
         prior = log_prior if c.prior else None
         if c.temperature is None:
@@ -160,11 +201,14 @@ class ExitTrainer:
         return part, out, row
 
     def _save(self, k: int) -> None:
+        extra = {"exit": self.config.to_dict(), "iteration": k}
+        self._write(self.run_dir / "policy.pt", extra)
+        self._write(self.run_dir / f"iter_{k}.pt", extra)
+
+    def _write(self, path: Path, extra: dict[str, Any]) -> None:
         from train.checkpoint import save_policy
 
-        extra = {"exit": self.config.to_dict(), "iteration": k}
-        save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)
-        save_policy(self.run_dir / f"iter_{k}.pt", self.net, self.rules, extra)
+        save_policy(path, self.net, self.rules, extra)
 
     def _evaluate(self, k: int) -> dict[str, float]:
         """Duplicate matches of N_{k+1} against the fixed opponent and against N_k."""
