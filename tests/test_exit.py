@@ -20,12 +20,15 @@ from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_ACTIONS  # noqa: E402
 from fourhundred_env.errors import ConfigError  # noqa: E402
+from fourhundred_env.observation import encode_observation  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
 from train.checkpoint import save_policy  # noqa: E402
 from train.exit import (  # noqa: E402
+    BID_GROUP,
     DEFAULT_INIT,
     ExitTrainer,
     fit_temperature,
+    fit_temperatures,
     improved_policy,
     label_positions,
     load_exit_config,
@@ -33,11 +36,12 @@ from train.exit import (  # noqa: E402
     resume_config,
     search_gain,
     target_worth,
+    temperature_groups,
 )
 
 TINY = ["positions=40", "bid_share=0.25", "bidder=", "num_tables=8", "worlds=2", "bid_worlds=2",
         "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
-        "eval_matches=0", "progress=false"]  # fmt: skip
+        "eval_matches=0", "gate=null", "progress=false"]  # fmt: skip
 
 
 def _weights(path: Path) -> dict:
@@ -124,6 +128,43 @@ def test_the_temperature_follows_the_noise_of_the_values() -> None:
     assert target_worth(quiet, t_quiet, prior) == pytest.approx(best, abs=0.001)
 
 
+def test_each_trick_gets_the_temperature_of_its_own_noise() -> None:
+    rng = np.random.default_rng(1)
+    n = 3000
+    true = np.full((n, NUM_ACTIONS), -np.inf)
+    true[:, :5] = rng.normal(0, 0.01, (n, 5))
+    prior = np.log(np.full((n, NUM_ACTIONS), 1 / 5))
+    # early tricks loud, late ones quiet, the bids in between: one temperature for all
+    # would follow the noise of none of them
+    groups = rng.choice([0, 11, BID_GROUP], n)
+    noise = np.select([groups == 0, groups == 11], [0.2, 0.001], 0.05)[:, None]
+    values = np.stack([true + rng.normal(0, 1, true.shape) * noise for _ in range(2)])
+    by_group = fit_temperatures(values, groups, prior)
+    assert sorted(by_group) == [0, 11, BID_GROUP]
+    assert by_group[11] < 0.002 and by_group[0] > 0.02
+    assert by_group[11] <= by_group[BID_GROUP] < by_group[0]
+    per_row = np.array([by_group[g] for g in groups])
+    one = fit_temperature(values, prior)
+    assert target_worth(values, per_row, prior) > target_worth(values, one, prior)
+    for g in by_group:  # each group's policy worth at least its prior's
+        rows = groups == g
+        kept = target_worth(values[:, rows], 1e9, prior[rows])
+        assert target_worth(values[:, rows], by_group[g], prior[rows]) >= kept
+
+
+def test_the_temperature_groups_are_the_bids_and_each_trick() -> None:
+    config = load_exit_config("exit", [*TINY, "positions=400", "num_tables=16"])
+    engine = Engine()
+    net, _, _ = load_policy(DEFAULT_INIT)
+    positions = record_positions(engine, net, config, seed=3)
+    obs = encode_observation(seat_view(engine, positions), dtype=np.int8)
+    groups = temperature_groups(obs)
+    bids = positions.phase == 0
+    assert (groups[bids] == BID_GROUP).all()
+    np.testing.assert_array_equal(groups[~bids], positions.num_tricks[~bids])
+    assert len(np.unique(groups[~bids])) > 6
+
+
 def test_the_search_gain_judges_each_halfs_best_by_the_other_half() -> None:
     a = np.full((2, 66), -np.inf)
     a[:, :3] = [[0.5, 0.6, 0.4], [0.5, 0.4, 0.7]]
@@ -142,6 +183,7 @@ def test_an_exit_run_resumes_with_the_weights_of_a_straight_run(tmp_path: Path) 
     rows = straight.train()
     assert [r["iteration"] for r in rows] == [0, 1, 2]
     assert all(np.isfinite(r["search_gain_pp"]) and r["temperature"] > 0 for r in rows)
+    assert any(k.startswith("temperature_trick_") for k in rows[0])  # one per trick
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     b = tmp_path / "b"
     for name in ("iter_2.pt", "iter_1.pt", "policy.pt"):  # killed in iteration 1's labels
@@ -157,6 +199,44 @@ def test_an_exit_run_resumes_with_the_weights_of_a_straight_run(tmp_path: Path) 
         assert _same(tmp_path / "a" / name, b / name)
     lines = (b / "metrics.jsonl").read_text().splitlines()
     assert len(lines) >= 3
+
+
+def test_a_network_below_the_gate_is_not_kept_and_the_next_fits_its_teacher(
+    tmp_path: Path,
+) -> None:
+    # no network wins 99.9% of 4 games against its teacher: every iteration searches over
+    # and fits the run's start again, and policy.pt stays the start
+    config = load_exit_config("exit", [*TINY, "iterations=3", "window=2", "eval_matches=2",
+                                       "gate=0.999"])  # fmt: skip
+    trainer = ExitTrainer(config, tmp_path / "a")
+    rows = trainer.train()
+    assert [r["kept"] for r in rows] == [False, False, False]
+    assert trainer.teacher_path(3) == DEFAULT_INIT
+    assert _same(tmp_path / "a" / "policy.pt", Path(DEFAULT_INIT))
+    assert torch.load(tmp_path / "a" / "policy.pt", weights_only=False)["extra"]["iteration"] == -1
+    assert not _same(tmp_path / "a" / "iter_1.pt", Path(DEFAULT_INIT))  # each fits again
+    # with a gate every network passes, each is kept
+    passed = ExitTrainer(load_exit_config("exit", [*TINY, "iterations=2", "window=2",
+                                                   "eval_matches=2", "gate=0.001"]),
+                         tmp_path / "b").train()  # fmt: skip
+    assert [r["kept"] for r in passed] == [True, True]
+    assert _same(tmp_path / "b" / "policy.pt", tmp_path / "b" / "iter_1.pt")
+
+
+def test_a_run_stopped_in_an_evaluation_does_that_iteration_again(tmp_path: Path) -> None:
+    config = load_exit_config("exit", [*TINY, "iterations=2", "window=2", "eval_matches=2",
+                                       "gate=0.999"])  # fmt: skip
+    ExitTrainer(config, tmp_path / "a").train()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    b = tmp_path / "b"
+    lines = (b / "metrics.jsonl").read_text().splitlines()
+    (b / "metrics.jsonl").write_text(lines[0] + "\n")  # iter_1.pt written, its row not
+    resumed = ExitTrainer(resume_config(b), b, resume=True)
+    assert resumed.done() == 1
+    rows = resumed.train()
+    assert [r["iteration"] for r in rows] == [0, 1]
+    for name in ("iter_1.pt", "policy.pt"):
+        assert _same(tmp_path / "a" / name, b / name)
 
 
 def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
@@ -183,6 +263,9 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
         ("workers=0", "workers=0: expected at least 1"),
         ("temperature=0", "temperature=0.0: expected a value > 0"),
         ("temperature=-1", "temperature=-1.0: expected a value > 0"),
+        ("temperature_by=hand", "temperature_by"),
+        ("gate=1.5", "gate=1.5: expected a win rate above 0 and below 1"),
+        ("eval_matches=0", "gate=0.55 with eval_matches=0: expected eval_matches of 1 or more"),
         ("window=9", "window=9: expected at most iterations=5"),
         ("worlds=3", "worlds=3: expected an even number"),
         ("holdout=0.7", "holdout=0.7: expected a share above 0 and below 0.5"),

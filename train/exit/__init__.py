@@ -18,20 +18,25 @@ Each iteration k, with the network of the moment N_k (the ``init`` checkpoint fo
    ``backend: ray``); a chunk's values depend on nothing but its positions and the seed, and
    each chunk is written to the run folder as it is done.
 3. **The fit.** The policy's target at a position is a softmax of its actions' values (the
-   mean of both halves) at a temperature: `temperature`, or by default the one at which
-   the softmax of one half's values best predicts the other half's best action on the
-   held-out positions (divided by sqrt 2 for the mean of both halves, whose noise is that
-   much smaller). The value head is fitted to the target's expected value (the position's
-   match-win chance under the search). N_k is trained on the positions of the last `window`
+   mean of both halves) at a temperature: `temperature`, or by default one fitted for each
+   group of positions (``temperature_by: trick``: the bids, and each trick of the hand, whose
+   values grow less noisy as the hand goes on), the one at which the softmax of one half's
+   values is worth most by the other half's on the group's fitted positions (divided by
+   sqrt 2 for the mean of both halves, whose noise is that much smaller;
+   ``temperature_by: all`` fits one for every position on the held-out ones). The value head
+   is fitted to the target's expected value (the position's match-win chance under the
+   search). N_k is trained on the positions of the last `window`
    iterations for `epochs` passes by cross-entropy and squared error: N_{k+1}.
 4. **Evaluation.** N_{k+1} plays duplicate matches against `eval_opponent` and against N_k
    (the tournament runner, Wilson intervals); the held-out positions give the search's
    gain over N_k (the value of the search's best action minus that of N_k's choice) and
-   their agreement.
+   their agreement. With a `gate`, N_{k+1} is kept only if it wins at least that share
+   against N_k (AlphaGo Zero's gate); if not, iteration k + 1 searches over and fits N_k
+   again, with the positions of both iterations in its window.
 
 The run folder holds config.yaml, labels_K/chunk_NNNNN.npz (the values), iter_K.pt (the
-policy after iteration K, a policy checkpoint), policy.pt (the last), metrics.jsonl (a
-row per iteration) and TensorBoard's event files. A rerun of the folder (``--resume``)
+network fitted in iteration K, a policy checkpoint), policy.pt (the newest one kept; with
+``bidder``, init.pt is the run's start), metrics.jsonl (a row per iteration) and TensorBoard's event files. A rerun of the folder (``--resume``)
 goes on from the last finished iteration and its valued chunks, with the weights of a
 straight run.
 """
@@ -54,19 +59,23 @@ from train.exit.labels import (
     record_positions,
 )
 from train.exit.targets import (
+    BID_GROUP,
     TEMPERATURES,
     fit,
     fit_temperature,
+    fit_temperatures,
     improved_policy,
     log_policy,
     search_gain,
     split,
     target_worth,
     targets,
+    temperature_groups,
 )
 from train.exit.trainer import ExitTrainer, results_table
 
 __all__ = [
+    "BID_GROUP",
     "DEFAULT_INIT",
     "KEEP_BID",
     "KEEP_PLAY",
@@ -77,6 +86,7 @@ __all__ = [
     "Labeller",
     "fit",
     "fit_temperature",
+    "fit_temperatures",
     "improved_policy",
     "in_workers",
     "is_exit",
@@ -91,4 +101,5 @@ __all__ = [
     "split",
     "target_worth",
     "targets",
+    "temperature_groups",
 ]

@@ -75,7 +75,12 @@ class ExitConfig:
     (a KL-regularised improvement of it: where the values cannot tell actions apart, the
     prior stays); False: the softmax of the values alone."""
     temperature: float | None = None
-    """Softmax temperature of the policy target, in match-win chance; None: fitted."""
+    """Softmax temperature of the policy target, in match-win chance; None: fitted (see
+    `temperature_by`)."""
+    temperature_by: Literal["trick", "all"] = "trick"
+    """What a fitted temperature is fitted for: "trick", one for the bids and one for each
+    trick of the hand (the values' noise falls as the hand goes on), each fitted on that
+    group's fitted positions; "all", one for every position, fitted on the held-out ones."""
     holdout: float = 0.1
     """Share of each iteration's positions held out of the fit (temperature, agreement)."""
     window: int = 2
@@ -92,6 +97,12 @@ class ExitConfig:
     eval_matches: int = 100
     """Duplicate match pairs per evaluation (2 matches each; 0: none)."""
     eval_opponent: str = "heuristic-v1"
+    """The fixed opponent of the evaluations."""
+    gate: float | None = None
+    """An iteration's network is kept only if it wins at least this share of its evaluation
+    against the network it was fitted from (AlphaGo Zero's gate, 0.55); if not, the next
+    iteration searches over and fits that network again, and policy.pt stays the newest one
+    kept (the run's start if none is). None: every iteration's network is kept."""
     """The fixed opponent of the evaluations."""
     torch_threads: int = 2
     """torch.set_num_threads of the fit."""
@@ -138,6 +149,14 @@ class ExitConfig:
             raise ConfigError(f"value_coef={self.value_coef}: expected 0 or more")
         if self.eval_matches < 0:
             raise ConfigError(f"eval_matches={self.eval_matches}: expected 0 (none) or more")
+        if self.gate is not None:
+            if not 0.0 < self.gate < 1.0:
+                raise ConfigError(f"gate={self.gate}: expected a win rate above 0 and below 1")
+            if not self.eval_matches:
+                raise ConfigError(
+                    f"gate={self.gate} with eval_matches=0: expected eval_matches of 1 or more "
+                    "(the gate is the evaluation against the network fitted from)"
+                )
         if self.ray_address is not None and self.backend != "ray":
             raise ConfigError(
                 f"ray_address={self.ray_address!r}: expected backend 'ray' with an address"

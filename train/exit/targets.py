@@ -10,20 +10,25 @@ import math
 import numpy as np
 
 from fourhundred_env.cards import NUM_ACTIONS
-from fourhundred_env.observation import OBS_SCALE
+from fourhundred_env.observation import OBS_FIELDS, OBS_SCALE
 from train.exit.config import ExitConfig
 
 TEMPERATURES = np.geomspace(1e-4, 1.0, 81)
 """The temperatures tried when one is fitted (match-win chance units)."""
+BID_GROUP = 13
+"""The temperature group of bidding positions; card positions' group is the number of tricks
+completed (0-12)."""
 
 
 # -- targets --------------------------------------------------------------------------------
-def improved_policy(values: np.ndarray, temperature: float,
+def improved_policy(values: np.ndarray, temperature: float | np.ndarray,
                     log_prior: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-    """(n, 66) float64: softmax over each row's legal (finite) actions of values / temperature,
-    plus `log_prior` (n, 66) when given (prior x exp(value / temperature)); 0 elsewhere."""
+    """(n, 66) float64: softmax over each row's legal (finite) actions of values / temperature
+    (one for all rows, or (n,) one per row), plus `log_prior` (n, 66) when given (prior x
+    exp(value / temperature)); 0 elsewhere."""
     legal = np.isfinite(values)
-    z = np.where(legal, values, -np.inf).astype(np.float64) / temperature
+    t = np.asarray(temperature, np.float64)
+    z = np.where(legal, values, -np.inf).astype(np.float64) / (t[:, None] if t.ndim else t)
     if log_prior is not None:
         z = z + np.where(legal, log_prior, 0.0)
     z = z - z.max(axis=1, keepdims=True)
@@ -31,7 +36,7 @@ def improved_policy(values: np.ndarray, temperature: float,
     return e / e.sum(axis=1, keepdims=True)
 
 
-def target_worth(values: np.ndarray, temperature: float,
+def target_worth(values: np.ndarray, temperature: float | np.ndarray,
                  log_prior: np.ndarray | None = None) -> float:  # fmt: skip
     """What the improved policy of one half's values (values (2, n, 66)) at `temperature` is
     worth by the other half's values, both ways round (the noise of the values that make the
@@ -52,10 +57,33 @@ def fit_temperature(values: np.ndarray, log_prior: np.ndarray | None = None) -> 
     return float(TEMPERATURES[int(np.argmax(scores))])
 
 
-def targets(values: np.ndarray, temperature: float,
+def temperature_groups(obs: np.ndarray) -> np.ndarray:
+    """(n,) int64 group of each position (int8 observations) for its own temperature:
+    BID_GROUP for a bid, else the tricks completed in the hand. The values' noise falls as
+    the hand goes on (fewer unseen cards, shorter play-outs), so one temperature for all
+    would make the early tricks' targets a choice of noise."""
+    bidding = obs[:, OBS_FIELDS["phase"].start] > 0
+    tricks = np.clip(obs[:, OBS_FIELDS["num_tricks"].start].astype(np.int64), 0, 12)
+    return np.where(bidding, BID_GROUP, tricks)
+
+
+def fit_temperatures(values: np.ndarray, groups: np.ndarray,
+                     log_prior: np.ndarray | None = None) -> dict[int, float]:  # fmt: skip
+    """The temperature of each group (`fit_temperature` of its positions, values (2, n, 66),
+    groups (n,)), by group."""
+    out = {}
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        prior = None if log_prior is None else log_prior[rows]
+        out[int(g)] = fit_temperature(values[:, rows], prior)
+    return out
+
+
+def targets(values: np.ndarray, temperature: float | np.ndarray,
             log_prior: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The fit's targets from values (2, n, 66): the policy's (n, 66) improved policy of the
-    mean of both halves at `temperature`, and the value head's (n,) expected value under it."""
+    mean of both halves at `temperature` (one, or (n,) one per position), and the value
+    head's (n,) expected value under it."""
     mean = values.mean(axis=0)
     pi = improved_policy(mean, temperature, log_prior)
     v = (pi * np.where(np.isfinite(mean), mean, 0.0)).sum(axis=1)

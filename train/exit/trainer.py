@@ -19,13 +19,16 @@ from fourhundred_env.rules import Rules
 from train.exit.config import ExitConfig
 from train.exit.labels import label_positions, record_positions
 from train.exit.targets import (
+    BID_GROUP,
     fit,
     fit_temperature,
+    fit_temperatures,
     log_policy,
     search_gain,
     split,
     target_worth,
     targets,
+    temperature_groups,
 )
 
 INIT = "init.pt"
@@ -51,6 +54,7 @@ class ExitTrainer:
         if config.bidder and not (self.run_dir / INIT).is_file():
             self._write(self.run_dir / INIT, {"init": config.init, "bidder": config.bidder})
         self.metrics = self.run_dir / "metrics.jsonl"
+        self._kept: dict[int, bool] = {}  # iteration -> its network passed the gate
 
     def _initial(self):
         """The network the run starts from: `init`, joined with `bidder`'s bidding network
@@ -85,24 +89,35 @@ class ExitTrainer:
         return require_card_player(self.net, self.config.init)
 
     def done(self) -> int:
-        """Iterations finished (their iter_K.pt written)."""
+        """Iterations finished: their iter_K.pt written and their row in metrics.jsonl (an
+        iteration stopped in its evaluation is done again, with the same weights)."""
+        rows = self._rows()
         k = 0
-        while (self.run_dir / f"iter_{k}.pt").is_file():
+        while (
+            (self.run_dir / f"iter_{k}.pt").is_file()
+            and k < len(rows)
+            and (rows[k]["iteration"] == k)
+        ):
             k += 1
         return k
 
+    def _rows(self) -> list[dict[str, Any]]:
+        if not self.metrics.is_file():
+            return []
+        return [json.loads(line) for line in self.metrics.read_text().splitlines() if line]
+
     def teacher_path(self, k: int) -> str:
-        """The checkpoint iteration k searches over: N_k."""
-        if k:
-            return str(self.run_dir / f"iter_{k - 1}.pt")
+        """The checkpoint iteration k searches over, N_k: the newest network kept (every
+        one without a `gate`; with one, those that passed it), or the run's start."""
+        for j in range(k - 1, -1, -1):
+            if self._kept.get(j, True):
+                return str(self.run_dir / f"iter_{j}.pt")
         return str(self.run_dir / INIT) if self.config.bidder else self.config.init
 
     def history(self) -> list[dict[str, Any]]:
         """The rows of metrics.jsonl of the iterations finished (iter_K.pt written)."""
-        if not self.metrics.is_file():
-            return []
-        rows = [json.loads(line) for line in self.metrics.read_text().splitlines() if line]
-        return [r for r in rows if r["iteration"] < self.done()]
+        done = self.done()
+        return [r for r in self._rows() if r["iteration"] < done]
 
     def train(self) -> list[dict[str, Any]]:
         """Runs the iterations not finished (a stopped run resumes after its last
@@ -119,13 +134,14 @@ class ExitTrainer:
         # rows of iterations a stopped run did not finish are played again: drop them
         self.metrics.write_text("".join(json.dumps(r) + "\n" for r in history))
         elapsed = history[-1]["minutes"] * 60 if history else 0.0
+        self._kept = {r["iteration"]: r.get("kept", True) for r in history}
         writer = SummaryWriter(str(self.run_dir), purge_step=start + 1 if start else None)
         kept: list[dict[str, np.ndarray]] = []
         for k in range(max(0, start - c.window + 1), start):  # the replay window so far
             teacher, _, _ = load_policy(self.teacher_path(k), rules=self.rules)
             kept.append(self._labelled(k, teacher)[0])
         if start:
-            self.net, _, _ = load_policy(self.run_dir / f"iter_{start - 1}.pt", rules=self.rules)
+            self.net, _, _ = load_policy(self.teacher_path(start), rules=self.rules)
         for k in range(start, c.iterations):
             t0 = time.perf_counter()
             fitted, held, row = self._labelled(k, self.net)
@@ -145,6 +161,10 @@ class ExitTrainer:
             t4 = time.perf_counter()
             row.update(self._evaluate(k))
             row["eval_s"] = time.perf_counter() - t4
+            row["kept"] = self._kept[k] = self._passes(row)
+            if not row["kept"]:  # the next iteration searches over and fits N_k again
+                self.net, _, _ = load_policy(self.teacher_path(k + 1), rules=self.rules)
+            self._write(self.run_dir / "policy.pt", self._extra(k))
             elapsed += time.perf_counter() - t0
             row["minutes"] = elapsed / 60
             for key, value in row.items():
@@ -177,32 +197,59 @@ class ExitTrainer:
                                data["legal"])  # fmt: skip
         fitted, held = split(len(data["obs"]), c.holdout, seed)
         prior = log_prior if c.prior else None
-        if c.temperature is None:
-            half = fit_temperature(data["values"][:, held], _rows(prior, held))
-        else:
-            half = c.temperature * math.sqrt(2)
+        half, by_group = self._temperature(data, fitted, held, prior)
         # the mean of both halves, which the targets use, is sqrt 2 times less noisy
         temperature = half / math.sqrt(2)
-        worth = target_worth(data["values"][:, held], half, _rows(prior, held))
-        pi, v = targets(data["values"][:, fitted], temperature, _rows(prior, fitted))
+        worth = target_worth(data["values"][:, held], _rows(half, held), _rows(prior, held))
+        pi, v = targets(data["values"][:, fitted], _rows(temperature, fitted),
+                        _rows(prior, fitted))  # fmt: skip
         gain = search_gain(data["values"][:, held], log_prior[held].argmax(1))
         row: dict[str, Any] = {
             "iteration": k, "positions": int(positions.batch_size),
             "bid_positions": int((positions.phase == Phase.BID).sum()),
             "play_s": t1 - t0, "label_s": t2 - t1,
             "labels_per_s": valued / (t2 - t1) if valued else float("nan"),
-            "temperature": temperature,
+            "temperature": float(np.exp(np.log(temperature).mean())),
             "target_gain_pp": 100 * (worth - gain["own_value"]),
             "search_gain_pp": gain["gain_pp"], "agreement_before": gain["agreement"],
         }  # fmt: skip
+        for group, t in by_group.items():
+            name = "bids" if group == BID_GROUP else f"trick_{group + 1}"
+            row[f"temperature_{name}"] = t / math.sqrt(2)
         part = {"obs": data["obs"][fitted], "legal": data["legal"][fitted], "pi": pi, "v": v}
         out = {"obs": data["obs"][held], "legal": data["legal"][held],
                "values": data["values"][:, held]}  # fmt: skip
         return part, out, row
 
+    def _temperature(self, data: dict[str, np.ndarray], fitted: np.ndarray, held: np.ndarray,
+                     prior: np.ndarray | None) -> tuple[np.ndarray, dict[int, float]]:  # fmt: skip
+        """(n,) temperature of one half's values at each position, and the fitted ones by
+        group (empty for a fixed `temperature` or temperature_by all)."""
+        c, n = self.config, len(data["obs"])
+        if c.temperature is not None:
+            return np.full(n, c.temperature * math.sqrt(2)), {}
+        if c.temperature_by == "all":
+            return np.full(n, fit_temperature(data["values"][:, held], _rows(prior, held))), {}
+        groups = temperature_groups(data["obs"])
+        by_group = fit_temperatures(data["values"][:, fitted], groups[fitted],
+                                    _rows(prior, fitted))  # fmt: skip
+        fallback = fit_temperature(data["values"][:, fitted], _rows(prior, fitted))
+        return np.array([by_group.get(int(g), fallback) for g in groups]), by_group
+
+    def _passes(self, row: dict[str, Any]) -> bool:
+        """Iteration's network kept: no `gate`, or it won at least `gate` of the evaluation
+        against the network it was fitted from."""
+        gate = self.config.gate
+        return gate is None or row["vs_previous_win_rate"] >= gate
+
+    def _extra(self, k: int) -> dict[str, Any]:
+        """What policy.pt records of the run: the config and the iteration it is (-1: the
+        run's start, no iteration kept)."""
+        kept = [j for j in range(k + 1) if self._kept.get(j, True)]
+        return {"exit": self.config.to_dict(), "iteration": kept[-1] if kept else -1}
+
     def _save(self, k: int) -> None:
         extra = {"exit": self.config.to_dict(), "iteration": k}
-        self._write(self.run_dir / "policy.pt", extra)
         self._write(self.run_dir / f"iter_{k}.pt", extra)
 
     def _write(self, path: Path, extra: dict[str, Any]) -> None:
@@ -242,6 +289,8 @@ def _summary(row: dict[str, Any]) -> str:
             f"[{100 * row['vs_opponent_win_rate_low']:.1f}, {100 * row['vs_opponent_win_rate_high']:.1f}]"
         )
         parts.append(f"vs previous {100 * row['vs_previous_win_rate']:.1f}%")
+        if not row.get("kept", True):
+            parts.append("not kept (below the gate)")
     parts.append(f"search gain {row['search_gain_pp']:.2f} pp")
     parts.append(
         f"agreement {100 * row['agreement_before']:.0f}% -> {100 * row['agreement_after']:.0f}%"
@@ -259,13 +308,14 @@ def _rate(row: dict[str, Any], tag: str) -> str:
 
 def results_table(history: list[dict[str, Any]]) -> str:
     """The run's iterations as a text table."""
-    head = ("iter", "minutes", "labels/s", "gain pp", "agree", "vs opponent", "vs previous")
+    head = ("iter", "minutes", "labels/s", "gain pp", "agree", "vs opponent", "vs previous", "kept")
     rows = [head]
     for r in history:
         rows.append((str(r["iteration"]), f"{r['minutes']:.1f}", f"{r['labels_per_s']:.0f}",
                      f"{r['search_gain_pp']:.2f}",
                      f"{100 * r['agreement_before']:.0f}->{100 * r['agreement_after']:.0f}%",
-                     _rate(r, "vs_opponent"), _rate(r, "vs_previous")))  # fmt: skip
+                     _rate(r, "vs_opponent"), _rate(r, "vs_previous"),
+                     "yes" if r.get("kept", True) else "no"))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join(
         "  ".join(x.rjust(w) for x, w in zip(row, widths, strict=True)) for row in rows
