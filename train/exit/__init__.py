@@ -25,8 +25,12 @@ Each iteration k, with the network of the moment N_k (the ``init`` checkpoint fo
    sqrt 2 for the mean of both halves, whose noise is that much smaller;
    ``temperature_by: all`` fits one for every position on the held-out ones). The value head
    is fitted to the target's expected value (the position's match-win chance under the
-   search). N_k is trained on the positions of the last `window`
-   iterations for `epochs` passes by cross-entropy and squared error: N_{k+1}.
+   search). N_k is trained on the positions of the last `window` iterations for `epochs`
+   passes, its value by squared error and its policy (``objective: value``, the default)
+   by its expected value by the search's values less its KL divergence from its own policy
+   times the temperature, whose best is the target too but whose errors, where the network
+   cannot reach it, go where they cost least (``objective: cross_entropy``: the
+   cross-entropy to the target): N_{k+1}.
 4. **Evaluation.** N_{k+1} plays duplicate matches against `eval_opponent` and against N_k
    (the tournament runner, Wilson intervals); the held-out positions give the search's
    gain over N_k (the value of the search's best action minus that of N_k's choice) and
@@ -61,6 +65,7 @@ from train.exit.labels import (
 from train.exit.targets import (
     BID_GROUP,
     TEMPERATURES,
+    advantages,
     fit,
     fit_temperature,
     fit_temperatures,
@@ -84,6 +89,7 @@ __all__ = [
     "ExitConfig",
     "ExitTrainer",
     "Labeller",
+    "advantages",
     "fit",
     "fit_temperature",
     "fit_temperatures",

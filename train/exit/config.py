@@ -81,6 +81,11 @@ class ExitConfig:
     """What a fitted temperature is fitted for: "trick", one for the bids and one for each
     trick of the hand (the values' noise falls as the hand goes on), each fitted on that
     group's fitted positions; "all", one for every position, fitted on the held-out ones."""
+    objective: Literal["value", "cross_entropy"] = "value"
+    """How the policy is fitted to its target (prior x exp(value / temperature)): "value",
+    by the policy's expected value by the search's values less its KL divergence from the
+    prior times the temperature (where the network cannot reach the target, its errors go
+    where they cost least); "cross_entropy", by the cross-entropy to the target."""
     holdout: float = 0.1
     """Share of each iteration's positions held out of the fit (temperature, agreement)."""
     window: int = 2

@@ -130,11 +130,29 @@ def search_gain(values: np.ndarray, choice: np.ndarray) -> dict[str, float]:
 
 
 # -- the fit --------------------------------------------------------------------------------
+def advantages(values: np.ndarray) -> np.ndarray:
+    """(n, 66) float32: the mean of both halves' values (2, n, 66) less its mean over each
+    position's legal actions (0 where illegal), what the value objective weighs."""
+    legal = np.isfinite(values[0])
+    mean = np.where(legal, values.mean(axis=0), 0.0)
+    centre = mean.sum(axis=1, keepdims=True) / np.maximum(legal.sum(axis=1, keepdims=True), 1)
+    return np.where(legal, mean - centre, 0.0).astype(np.float32)
+
+
 def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
-        config: ExitConfig, seed: int, desc: str = "fit") -> dict[str, float]:  # fmt: skip
-    """Train `net` on the positions: cross-entropy of its masked policy to `pi` plus
-    value_coef x squared error of its value to `v`, `config.epochs` passes; returns the last
-    epoch's mean losses."""
+        config: ExitConfig, seed: int, desc: str = "fit",
+        value_terms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        ) -> dict[str, float]:  # fmt: skip
+    """Train `net` on the positions for `config.epochs` passes: its masked policy by
+    `config.objective` plus value_coef x squared error of its value to `v`; returns the last
+    epoch's mean losses.
+
+    "cross_entropy": the cross-entropy of the policy to `pi`. "value": with `value_terms`
+    (advantages (n, 66), temperatures (n,), log-prior (n, 66)), KL(policy || prior) minus the
+    policy's expected advantage / temperature. Both are smallest at the same policy, `pi`
+    (prior x exp(advantage / temperature)); where the network cannot reach it, cross-entropy
+    spends its errors alike on every action, the value objective where they cost least.
+    """
     import torch
     from tqdm import tqdm
 
@@ -145,6 +163,13 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
     scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
     obs_t, legal_t = torch.from_numpy(obs), torch.from_numpy(legal)
     pi_t, v_t = torch.from_numpy(pi), torch.from_numpy(v)
+    by_value = config.objective == "value"
+    if by_value:
+        if value_terms is None:
+            raise ValueError("objective 'value' needs value_terms")
+        adv, temps, log_prior = value_terms
+        adv_t = torch.from_numpy((adv / temps[:, None]).astype(np.float32))
+        prior_t = torch.from_numpy(np.where(legal, log_prior, 0.0).astype(np.float32))
     n = len(obs)
     steps = config.epochs * math.ceil(n / config.batch_size)
     bar = tqdm(total=steps, unit="step", desc=desc, disable=not config.progress,
@@ -157,8 +182,14 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
         for lo in range(0, n, config.batch_size):
             idx = perm[lo : lo + config.batch_size]
             logits, value = net(obs_t[idx].float() * scale)
-            logp = torch.log_softmax(masked_logits(logits, legal_t[idx]), -1)
-            policy_loss = -(pi_t[idx] * torch.where(legal_t[idx], logp, 0.0)).sum(1).mean()
+            mask = legal_t[idx]
+            logp = torch.log_softmax(masked_logits(logits, mask), -1)
+            if by_value:
+                p = torch.exp(logp)
+                kl = (p * torch.where(mask, logp - prior_t[idx], 0.0)).sum(1)
+                policy_loss = (kl - (p * adv_t[idx]).sum(1)).mean()
+            else:
+                policy_loss = -(pi_t[idx] * torch.where(mask, logp, 0.0)).sum(1).mean()
             value_loss = ((value - v_t[idx]) ** 2).mean()
             loss = policy_loss + config.value_coef * value_loss
             opt.zero_grad()

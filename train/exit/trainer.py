@@ -20,6 +20,7 @@ from train.exit.config import ExitConfig
 from train.exit.labels import label_positions, record_positions
 from train.exit.targets import (
     BID_GROUP,
+    advantages,
     fit,
     fit_temperature,
     fit_temperatures,
@@ -151,8 +152,10 @@ class ExitTrainer:
             joined = {key: np.concatenate([d[key] for d in kept]) for key in fitted}
             seed = c.seed * 7919 + k
             torch.manual_seed(seed)
+            terms = (joined["adv"], joined["t"], joined["prior"]) if "adv" in joined else None
             row.update(fit(self.card_net, joined["obs"], joined["legal"], joined["pi"],
-                           joined["v"], c, seed=seed, desc=f"iteration {k}: fit"))  # fmt: skip
+                           joined["v"], c, seed=seed, desc=f"iteration {k}: fit",
+                           value_terms=terms))  # fmt: skip
             t3 = time.perf_counter()
             after = log_policy(self.card_net, held["obs"], held["legal"]).argmax(1)
             row["agreement_after"] = search_gain(held["values"], after)["agreement"]
@@ -217,6 +220,11 @@ class ExitTrainer:
             name = "bids" if group == BID_GROUP else f"trick_{group + 1}"
             row[f"temperature_{name}"] = t / math.sqrt(2)
         part = {"obs": data["obs"][fitted], "legal": data["legal"][fitted], "pi": pi, "v": v}
+        if c.objective == "value":
+            prior_rows = log_prior[fitted] if c.prior else np.zeros_like(pi, np.float32)
+            part.update(adv=advantages(data["values"][:, fitted]),
+                        t=temperature[fitted].astype(np.float32),
+                        prior=prior_rows.astype(np.float32))  # fmt: skip
         out = {"obs": data["obs"][held], "legal": data["legal"][held],
                "values": data["values"][:, held]}  # fmt: skip
         return part, out, row
