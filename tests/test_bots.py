@@ -264,10 +264,10 @@ def test_the_hard_limit_holds_outside_the_main_thread(tmp_path: Path, monkeypatc
     assert agent.restarts == 1
 
 
-@pytest.mark.parametrize("name", ["aggressive_bot", "cautious_bot"])
+@pytest.mark.parametrize("name", ["aggressive_bot", "cautious_bot", "counting_bot"])
 def test_the_example_bots_of_other_styles_pass_bot_check(name: str, capsys) -> None:
-    """examples/bots' over-bidder and under-bidder (opponents none of our bots model) answer
-    every request of a few hands with a legal action."""
+    """examples/bots' over-bidder, under-bidder and card counter (opponents none of our bots
+    model) answer every request of a few hands with a legal action."""
     path = ROOT / "examples" / "bots" / f"{name}.py"
     assert cli_main(["bot-check", f"{sys.executable} {path}", "--hands", "3"]) == 0
     out = capsys.readouterr().out
