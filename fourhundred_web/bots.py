@@ -31,7 +31,7 @@ PRESET_BOTS = {
     "bidder.pt bids and the network plays the earlier cards",
 }
 """Settings of a registered bot offered beside its bare name, with a line describing each."""
-DEFAULT_BOTS = ("search:fast", "neural:selfplay.pt", "heuristic-v1", "heuristic")
+DEFAULT_BOTS = ("search:fast", "neural:exit.pt", "neural:selfplay.pt", "heuristic-v1", "heuristic")
 """The bot a seat gets when the browser names none: the first of these offered, by name.
 The strongest bot that answers a person at once comes first; the full search bot is stronger
 still but is not a default, since a person waits for up to three bots a turn (BENCHMARKS.md
@@ -39,8 +39,8 @@ gives each bot's strength and speed)."""
 STRENGTH = {
     "search": "strongest · slower: a turn may take seconds",
     "search:fast": "strong · quick: searches the last six tricks",
+    "neural:exit.pt": "the strongest network · fast",
     "neural:selfplay.pt": "strong · fast",
-    "neural:exit.pt": "strong · fast",
     "neural-bid:bidder.pt": "network bidder · fast",
     "pimc": "search over heuristic-v1 · slower",
     "heuristic": "rule-based · fast",

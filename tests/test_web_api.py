@@ -93,7 +93,7 @@ def test_options_name_no_file_and_offer_no_bot_that_can_only_fail(client: TestCl
     agents = r.json()["agents"]
     names = [a["spec"] for a in agents]
     assert "cmd" not in names and "compose" not in names
-    assert names[:3] == ["search", "search:fast", "neural:selfplay.pt"]
+    assert names[:4] == ["search", "search:fast", "neural:exit.pt", "neural:selfplay.pt"]
     assert names.index("heuristic") < names.index("minbid") < names.index("random")
     assert "strongest" in agents[0]["note"] and "quick" in agents[1]["note"]
     assert "fast" in agents[2]["note"]
