@@ -154,3 +154,13 @@ def test_a_bidder_that_cannot_bid_for_the_run_is_one_line(overrides, message, ca
     code = main(["train", "exit", *_TINY_EXIT, *overrides, "runs_dir=/nonexistent/never"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and message in err[0], err
+
+
+def test_the_bundled_exit_network_bids_as_the_bundled_bidder() -> None:
+    net, _, _ = load_policy("agents/pretrained/exit.pt")
+    assert isinstance(net, BidPlayNet)
+    view = _views(48)
+    bids = np.flatnonzero(view.phase == int(Phase.BID))
+    own = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0).act(view.select(bids))
+    played = make_agent("neural:agents/pretrained/exit.pt", Rules(), seed=0).act(view)
+    np.testing.assert_array_equal(played[bids], own)

@@ -265,7 +265,10 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
         ("temperature=-1", "temperature=-1.0: expected a value > 0"),
         ("temperature_by=hand", "temperature_by"),
         ("gate=1.5", "gate=1.5: expected a win rate above 0 and below 1"),
-        ("eval_matches=0", "gate=0.55 with eval_matches=0: expected eval_matches of 1 or more"),
+        (
+            "gate=0.55 eval_matches=0",
+            "gate=0.55 with eval_matches=0: expected eval_matches of 1 or more",
+        ),
         ("window=9", "window=9: expected at most iterations=5"),
         ("worlds=3", "worlds=3: expected an even number"),
         ("holdout=0.7", "holdout=0.7: expected a share above 0 and below 0.5"),
@@ -274,8 +277,8 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
 )
 def test_bad_exit_configs_are_one_clear_line(override: str, message: str, capsys) -> None:
     with pytest.raises(ConfigError):
-        load_exit_config("exit", [override])
-    code = main(["train", "exit", override, "runs_dir=/nonexistent/never"])
+        load_exit_config("exit", override.split())
+    code = main(["train", "exit", *override.split(), "runs_dir=/nonexistent/never"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and message in err[0], err
 
