@@ -320,8 +320,13 @@ def test_the_bundled_checkpoints_load_bit_for_bit(name: str) -> None:
         config = BidNetConfig(**raw["net"])
         assert isinstance(net, BidNet) and config.size_problem() is None
         return
-    reference = PolicyValueNet(NetConfig(**raw["net"]))
-    reference.load_state_dict(raw["state_dict"])
+    play, weights = raw["net"], raw["state_dict"]
+    if set(play) == {"bid", "play"}:  # a bidding network beside a card network: its cards
+        play = play["play"]
+        weights = {k[5:]: v for k, v in weights.items() if k.startswith("play.")}
+        net = net.play
+    reference = PolicyValueNet(NetConfig(**play))
+    reference.load_state_dict(weights)
     reference.eval()
     obs = torch.rand(16, OBS_SIZE, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
