@@ -6,6 +6,10 @@ Inference is batched over the K tables of a view, on the GPU when one is availab
 policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
 agent's seed, the game's stream key and the position: `agents.draws.view_uniform`), never
 from a generator shared across the batch, so it plays a game the same way in any batch.
+With ``symmetric=true`` the policy is averaged over the six renamings of the plain suits
+(`fourhundred_env.symmetry`: clubs, diamonds and spades are equal), all six in one network
+call: a trained network acts a little differently in each renaming, and the average of the
+six is a stronger policy than any one of them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
+from fourhundred_env.symmetry import SUIT_MAPS, inverse
 from fourhundred_env.view import SeatView
 
 MATCH_FIELDS = ("scores", "at_target", "positive", "target")
@@ -61,9 +66,11 @@ class NeuralAgent(Agent):
         *,
         net=None,
         dtype=None,
+        symmetric: bool = False,
     ) -> None:
         """Loads the checkpoint at `path`, or, given `net`, plays a copy of that network in
-        memory (see from_net) in `dtype` (float32 unless given)."""
+        memory (see from_net) in `dtype` (float32 unless given); `symmetric`: its policy
+        averaged over the six renamings of the plain suits."""
         super().__init__(rules, seed)
         import torch
 
@@ -92,7 +99,15 @@ class NeuralAgent(Agent):
         self.blank = tuple(blank)
         self.path = path
         self.sample = sample
-        self.name = f"neural:{path}"
+        self.symmetric = symmetric
+        if symmetric and not _reads_observation(self.net):
+            raise ConfigError(
+                f"symmetric=true: checkpoint {path!r} is a bidding network that does not read "
+                "the observation; expected a policy that plays the cards, such as "
+                "agents/pretrained/exit.pt"
+            )
+        self.name = f"neural:{path}" + (",symmetric=true" if symmetric else "")
+        self._inverse = [torch.from_numpy(inverse(a)) for _, a in SUIT_MAPS]
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
@@ -107,10 +122,20 @@ class NeuralAgent(Agent):
         its inputs out from the view itself."""
         torch = self._torch
         inputs = net_inputs(self.net, view, self.rules, self.blank)
+        k = view.size
+        if self.symmetric:  # the six renamings of the observation, stacked: one call
+            inputs = (np.concatenate([inputs[0][:, o] for o, _ in SUIT_MAPS]),
+                      *(np.concatenate([x] * len(SUIT_MAPS)) for x in inputs[1:]))  # fmt: skip
         with torch.no_grad():
             logits, value = self.net(*(torch.from_numpy(x).to(self.device, self.dtype)
                                        for x in inputs))  # fmt: skip
-        return logits.float(), value.float()
+        logits, value = logits.float(), value.float()
+        if self.symmetric:  # each renaming's logits back to the real actions, averaged
+            back = [logits[i * k : (i + 1) * k][:, inv.to(logits.device)]
+                    for i, inv in enumerate(self._inverse)]  # fmt: skip
+            logits = torch.stack(back).mean(0)
+            value = value.reshape(len(SUIT_MAPS), k).mean(0)
+        return logits, value
 
     def _log_probs(self, view: SeatView):
         torch = self._torch
@@ -179,6 +204,9 @@ class NeuralSettings:
     """The checkpoint (a run's policy.pt)."""
     sample: bool = False
     """Sample actions from the policy instead of taking the most likely one."""
+    symmetric: bool = False
+    """Average the policy over the six renamings of the plain suits (clubs, diamonds and
+    spades are equal): six evaluations of the network a decision, in one call."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -200,7 +228,17 @@ class NeuralBidSettings:
 
 
 def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
-    return NeuralAgent(settings.path, rules, seed, sample=settings.sample)
+    return NeuralAgent(settings.path, rules, seed, sample=settings.sample,
+                       symmetric=settings.symmetric)  # fmt: skip
+
+
+def _reads_observation(net) -> bool:
+    """The network's first input is the observation (a policy network, or one that bids with
+    a bidding network and plays with a policy network), not a bidding network's features."""
+    from agents.neural.bid_play import BidPlayNet
+    from agents.neural.network import PolicyValueNet
+
+    return isinstance(net, PolicyValueNet | BidPlayNet)
 
 
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
