@@ -21,6 +21,7 @@ from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_ACTIONS  # noqa: E402
 from fourhundred_env.errors import ConfigError  # noqa: E402
 from fourhundred_env.observation import encode_observation  # noqa: E402
+from fourhundred_env.symmetry import SUIT_MAPS, inverse  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
 from train.checkpoint import save_policy  # noqa: E402
 from train.exit import (  # noqa: E402
@@ -35,9 +36,11 @@ from train.exit import (  # noqa: E402
     record_positions,
     resume_config,
     search_gain,
+    symmetric_log_policy,
     target_worth,
     temperature_groups,
 )
+from train.exit.targets import fit  # noqa: E402
 
 TINY = ["positions=40", "bid_share=0.25", "bidder=", "num_tables=8", "worlds=2", "bid_worlds=2",
         "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
@@ -177,6 +180,57 @@ def test_the_search_gain_judges_each_halfs_best_by_the_other_half() -> None:
     assert gain["agreement"] == 0.5
 
 
+def _card_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """int8 observations and legal masks of `n` positions of selfplay.pt's matches."""
+    config = load_exit_config("exit", [*TINY, f"positions={n}", "bid_share=0"])
+    engine = Engine()
+    net, _, _ = load_policy(DEFAULT_INIT)
+    view = seat_view(engine, record_positions(engine, net, config, seed=seed))
+    return encode_observation(view, dtype=np.int8), view.legal_mask
+
+
+def _renaming_gap(net, obs: np.ndarray, legal: np.ndarray) -> float:
+    """Mean over renamings and positions of the total variation between the network's policy
+    at a position and its policy at the renamed position, mapped back."""
+    from train.exit import log_policy
+
+    own = np.exp(log_policy(net, obs, legal))
+    gaps = []
+    for obs_src, action_src in SUIT_MAPS[1:]:
+        renamed = np.exp(log_policy(net, obs[:, obs_src], legal[:, action_src]))
+        gaps.append(0.5 * np.abs(renamed[:, inverse(action_src)] - own).sum(1).mean())
+    return float(np.mean(gaps))
+
+
+def test_the_symmetric_prior_is_one_policy_for_all_six_renamings() -> None:
+    obs, legal = _card_positions(60, seed=8)
+    net, _, _ = load_policy(DEFAULT_INIT)
+    sym = symmetric_log_policy(net, obs, legal)
+    assert np.allclose(np.exp(sym).sum(1), 1) and (np.isfinite(sym) == legal).all()
+    assert _renaming_gap(net, obs, legal) > 0.05  # selfplay.pt itself is not symmetric
+    for obs_src, action_src in SUIT_MAPS:
+        renamed = symmetric_log_policy(net, obs[:, obs_src], legal[:, action_src])
+        np.testing.assert_allclose(renamed, sym[:, action_src], atol=1e-9)
+
+
+def test_a_fit_with_the_suit_symmetry_learns_one_policy_for_the_renamings() -> None:
+    """Fitted to targets that favour clubs, the network learns them for clubs only; with
+    symmetry "suits" it learns the renamed targets too, so it plays alike in each renaming."""
+    obs, legal = _card_positions(200, seed=9)
+    pi = np.where(legal, 1.0, 0.0)
+    pi[:, :13] *= 20  # clubs preferred: no symmetric policy can be this target
+    pi = (pi / pi.sum(1, keepdims=True)).astype(np.float32)
+    gaps = {}
+    for symmetry in ("none", "suits"):
+        config = load_exit_config("exit", [*TINY, "epochs=30", "learning_rate=0.003",
+                                           "objective=cross_entropy", f"symmetry={symmetry}"])  # fmt: skip
+        torch.manual_seed(1)
+        net = PolicyValueNet(NetConfig(hidden=64, layers=2))
+        fit(net, obs, legal, pi, np.zeros(len(obs), np.float32), config, seed=2)
+        gaps[symmetry] = _renaming_gap(net, obs, legal)
+    assert gaps["suits"] < gaps["none"] / 3, gaps
+
+
 def test_an_exit_run_resumes_with_the_weights_of_a_straight_run(tmp_path: Path) -> None:
     config = load_exit_config("exit", [*TINY, "iterations=3", "window=2"])
     straight = ExitTrainer(config, tmp_path / "a")
@@ -273,6 +327,7 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
         ("worlds=3", "worlds=3: expected an even number"),
         ("holdout=0.7", "holdout=0.7: expected a share above 0 and below 0.5"),
         ("ray_address=auto", "ray_address='auto': expected backend 'ray'"),
+        ("symmetry=colours", "symmetry"),
     ],
 )
 def test_bad_exit_configs_are_one_clear_line(override: str, message: str, capsys) -> None:

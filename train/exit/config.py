@@ -86,6 +86,12 @@ class ExitConfig:
     by the policy's expected value by the search's values less its KL divergence from the
     prior times the temperature (where the network cannot reach the target, its errors go
     where they cost least); "cross_entropy", by the cross-entropy to the target."""
+    symmetry: Literal["suits", "none"] = "none"
+    """What the fit makes of the game's symmetry. "suits": the three plain suits are equal
+    (fourhundred_env/symmetry.py), so the targets' prior is the network's policy averaged over
+    the six renamings of those suits, and the fit shows each position under a renaming drawn
+    anew for every pass (the network learns one policy for all six). "none": the positions as
+    played and the network's own policy."""
     holdout: float = 0.1
     """Share of each iteration's positions held out of the fit (temperature, agreement)."""
     window: int = 2
@@ -108,7 +114,6 @@ class ExitConfig:
     against the network it was fitted from (AlphaGo Zero's gate, 0.55); if not, the next
     iteration searches over and fits that network again, and policy.pt stays the newest one
     kept (the run's start if none is). None: every iteration's network is kept."""
-    """The fixed opponent of the evaluations."""
     torch_threads: int = 2
     """torch.set_num_threads of the fit."""
     progress: bool = True

@@ -11,6 +11,7 @@ import numpy as np
 
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.observation import OBS_FIELDS, OBS_SCALE
+from fourhundred_env.symmetry import SUIT_MAPS, inverse
 from train.exit.config import ExitConfig
 
 TEMPERATURES = np.geomspace(1e-4, 1.0, 81)
@@ -113,6 +114,19 @@ def log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
+def symmetric_log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """(n, 66) float64: the network's policy averaged over the six renamings of the plain
+    suits (fourhundred_env/symmetry.py; the normalised mean of its log-probabilities at each
+    renamed position, mapped back), -inf where illegal."""
+    total = np.zeros(legal.shape, np.float64)
+    for obs_src, action_src in SUIT_MAPS:
+        logp = log_policy(net, obs[:, obs_src], legal[:, action_src])
+        total += np.where(legal, logp[:, inverse(action_src)], 0.0)
+    mean = np.where(legal, total / len(SUIT_MAPS), -np.inf)
+    top = mean.max(axis=1, keepdims=True)
+    return mean - top - np.log(np.exp(mean - top).sum(axis=1, keepdims=True))
+
+
 def search_gain(values: np.ndarray, choice: np.ndarray) -> dict[str, float]:
     """How the search's values (2, n, 66) judge the network's `choice` (n,): the mean value of
     the search's best action minus the choice's, in percentage points of match-win chance
@@ -171,6 +185,10 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
         adv_t = torch.from_numpy((adv / temps[:, None]).astype(np.float32))
         prior_t = torch.from_numpy(np.where(legal, log_prior, 0.0).astype(np.float32))
     n = len(obs)
+    renamed = config.symmetry == "suits"
+    if renamed:  # gathers of the six renamings: (6, 588) and (6, 66)
+        obs_maps = torch.from_numpy(np.stack([m[0] for m in SUIT_MAPS]))
+        action_maps = torch.from_numpy(np.stack([m[1] for m in SUIT_MAPS]))
     steps = config.epochs * math.ceil(n / config.batch_size)
     bar = tqdm(total=steps, unit="step", desc=desc, disable=not config.progress,
                dynamic_ncols=True)  # fmt: skip
@@ -181,15 +199,22 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
         totals = [0.0, 0.0]
         for lo in range(0, n, config.batch_size):
             idx = perm[lo : lo + config.batch_size]
-            logits, value = net(obs_t[idx].float() * scale)
-            mask = legal_t[idx]
+            if renamed:  # each position under a renaming drawn for this pass
+                which = torch.randint(len(SUIT_MAPS), (len(idx),), generator=gen)
+                o_src, a_src = obs_maps[which], action_maps[which]
+            else:
+                o_src = a_src = None
+            logits, value = net(_take(obs_t, idx, o_src).float() * scale)
+            mask = _take(legal_t, idx, a_src)
             logp = torch.log_softmax(masked_logits(logits, mask), -1)
             if by_value:
                 p = torch.exp(logp)
-                kl = (p * torch.where(mask, logp - prior_t[idx], 0.0)).sum(1)
-                policy_loss = (kl - (p * adv_t[idx]).sum(1)).mean()
+                kl = (p * torch.where(mask, logp - _take(prior_t, idx, a_src), 0.0)).sum(1)
+                policy_loss = (kl - (p * _take(adv_t, idx, a_src)).sum(1)).mean()
             else:
-                policy_loss = -(pi_t[idx] * torch.where(mask, logp, 0.0)).sum(1).mean()
+                policy_loss = (
+                    -(_take(pi_t, idx, a_src) * torch.where(mask, logp, 0.0)).sum(1).mean()
+                )
             value_loss = ((value - v_t[idx]) ** 2).mean()
             loss = policy_loss + config.value_coef * value_loss
             opt.zero_grad()
@@ -203,3 +228,8 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
     bar.close()
     net.eval()
     return stats
+
+
+def _take(x, idx, src):
+    """Rows `idx` of tensor `x`, each gathered by its row of `src` (a renaming) if given."""
+    return x[idx] if src is None else x[idx].gather(1, src)

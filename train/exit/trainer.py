@@ -27,6 +27,7 @@ from train.exit.targets import (
     log_policy,
     search_gain,
     split,
+    symmetric_log_policy,
     target_worth,
     targets,
     temperature_groups,
@@ -196,10 +197,14 @@ class ExitTrainer:
         data, valued = label_positions(self.engine, positions, self.teacher_path(k), c, k,
                                        self.run_dir / f"labels_{k}")  # fmt: skip
         t2 = time.perf_counter()
-        log_prior = log_policy(require_card_player(teacher, self.teacher_path(k)), data["obs"],
-                               data["legal"])  # fmt: skip
+        card = require_card_player(teacher, self.teacher_path(k))
+        log_prior = log_policy(card, data["obs"], data["legal"])  # what the network plays
+        if c.symmetry == "suits":  # the targets' prior: its policy over the six renamings
+            target_prior = symmetric_log_policy(card, data["obs"], data["legal"])
+        else:
+            target_prior = log_prior
         fitted, held = split(len(data["obs"]), c.holdout, seed)
-        prior = log_prior if c.prior else None
+        prior = target_prior if c.prior else None
         half, by_group = self._temperature(data, fitted, held, prior)
         # the mean of both halves, which the targets use, is sqrt 2 times less noisy
         temperature = half / math.sqrt(2)
@@ -221,7 +226,7 @@ class ExitTrainer:
             row[f"temperature_{name}"] = t / math.sqrt(2)
         part = {"obs": data["obs"][fitted], "legal": data["legal"][fitted], "pi": pi, "v": v}
         if c.objective == "value":
-            prior_rows = log_prior[fitted] if c.prior else np.zeros_like(pi, np.float32)
+            prior_rows = target_prior[fitted] if c.prior else np.zeros_like(pi, np.float32)
             part.update(adv=advantages(data["values"][:, fitted]),
                         t=temperature[fitted].astype(np.float32),
                         prior=prior_rows.astype(np.float32))  # fmt: skip
