@@ -1,8 +1,9 @@
-"""Time per decision of the `search` bot, decision by decision, in real games.
+"""Time per decision of the `search` bot (or any bot), decision by decision, in real games.
 
     python benchmarks/search_timing.py                          # search, one table at a time
     python benchmarks/search_timing.py --spec search:strong --games 4
     python benchmarks/search_timing.py --tables 64              # 64 games in lockstep
+    python benchmarks/search_timing.py --spec "neural:agents/pretrained/exit.pt,symmetric=true"
 
 Plays `games` games to 41 of the search bot (seats 0 and 2, one instance per seat as in a
 tournament) against `neural:agents/pretrained/selfplay.pt` (seats 1 and 3), `tables` games
@@ -48,7 +49,7 @@ def main() -> None:
     engine = Engine(rules)
     search = [make_agent(args.spec, rules, seed=s) for s in range(4)]
     other = [make_agent(args.opponent, rules, seed=10 + s) for s in range(4)]
-    endgame = search[0].endgame
+    endgame = getattr(search[0], "endgame", 0)  # a bot without an endgame: all "play"
     times: dict[str, list[float]] = {"bid": [], "play": [], "endgame": []}
     for start in range(0, args.games, args.tables):
         b = min(args.tables, args.games - start)
@@ -94,8 +95,8 @@ def main() -> None:
             continue
         ms = 1000 * np.array(v)
         print(
-            f"{name:<10} {ms.size:>6} {ms.mean():8.1f} {np.percentile(ms, 50):8.1f} "
-            f"{np.percentile(ms, 90):8.1f} {np.percentile(ms, 99):8.1f} {ms.max():8.1f}"
+            f"{name:<10} {ms.size:>6} {ms.mean():8.2f} {np.percentile(ms, 50):8.2f} "
+            f"{np.percentile(ms, 90):8.2f} {np.percentile(ms, 99):8.2f} {ms.max():8.2f}"
         )
 
 
