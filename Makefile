@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
-# A tournament of the bundled bots (duplicate, 2 processes; on the 2-core machine about 45 s
-# when quiet, 100-130 s with both cores busy, measured 2026-12-03) ending with the
+# A tournament of the bundled bots (duplicate, 2 processes; on the 2-core machine about 2.5
+# minutes when quiet, 3.5 with both cores busy, measured 2026-12-06) ending with the
 # leaderboard; results in runs/tournament/ (a rerun starts afresh: --overwrite).
 run: $(STAMP)
 	$(VENV)/bin/fourhundred tournament --config configs/tournament_default.yaml --overwrite

@@ -26,12 +26,16 @@ __all__ = ["DEFAULT_BOTS", "PRESET_BOTS", "STRENGTH", "AgentChoice", "agent_choi
            "default_bot", "public_text"]  # fmt: skip
 
 _PRETRAINED = {"selfplay.pt": "neural", "exit.pt": "neural", "bidder.pt": "neural-bid"}
+_SYMMETRIC = ("exit.pt",)
+"""Bundled networks also offered with ``symmetric=true`` (their policy averaged over the six
+renamings of the plain suits: stronger, at six evaluations a decision in one call)."""
 PRESET_BOTS = {
     "search:fast": "search over the bundled network for the cards of the last six tricks; "
     "bidder.pt bids and the network plays the earlier cards",
 }
 """Settings of a registered bot offered beside its bare name, with a line describing each."""
-DEFAULT_BOTS = ("search:fast", "neural:exit.pt", "neural:selfplay.pt", "heuristic-v1", "heuristic")
+DEFAULT_BOTS = ("search:fast", "neural:exit.pt,symmetric=true", "neural:exit.pt",
+                "neural:selfplay.pt", "heuristic-v1", "heuristic")  # fmt: skip
 """The bot a seat gets when the browser names none: the first of these offered, by name.
 The strongest bot that answers a person at once comes first; the full search bot is stronger
 still but is not a default, since a person waits for up to three bots a turn (BENCHMARKS.md
@@ -39,7 +43,8 @@ gives each bot's strength and speed)."""
 STRENGTH = {
     "search": "strongest · slower: a turn may take seconds",
     "search:fast": "strong · quick: searches the last six tricks",
-    "neural:exit.pt": "the strongest network · fast",
+    "neural:exit.pt,symmetric=true": "the strongest network · fast",
+    "neural:exit.pt": "strong network · fast",
     "neural:selfplay.pt": "strong · fast",
     "neural-bid:bidder.pt": "network bidder · fast",
     "pimc": "search over heuristic-v1 · slower",
@@ -100,6 +105,10 @@ def _bundled_checkpoints() -> list[AgentChoice]:
             out.append(
                 AgentChoice(f"{kind}:{path}", f"bundled network {name}: {what}", f"{kind}:{name}")
             )
+            if name in _SYMMETRIC:
+                line = f"bundled network {name}, its policy averaged over the renamed suits"
+                spec, label = f"{kind}:{path},symmetric=true", f"{kind}:{name},symmetric=true"
+                out.append(AgentChoice(spec, line, label))
     return out
 
 

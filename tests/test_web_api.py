@@ -93,12 +93,15 @@ def test_options_name_no_file_and_offer_no_bot_that_can_only_fail(client: TestCl
     agents = r.json()["agents"]
     names = [a["spec"] for a in agents]
     assert "cmd" not in names and "compose" not in names
-    assert names[:4] == ["search", "search:fast", "neural:exit.pt", "neural:selfplay.pt"]
+    assert names[:5] == ["search", "search:fast", "neural:exit.pt,symmetric=true",
+                         "neural:exit.pt", "neural:selfplay.pt"]  # fmt: skip
     assert names.index("heuristic") < names.index("minbid") < names.index("random")
     assert "strongest" in agents[0]["note"] and "quick" in agents[1]["note"]
     assert "fast" in agents[2]["note"]
-    _, state = _new(client, partner="neural:exit.pt", right="neural-bid:bidder.pt", left="minbid")
-    assert state["names"] == ["you", "neural-bid:bidder.pt", "neural:exit.pt", "minbid"]
+    _, state = _new(client, partner="neural:exit.pt,symmetric=true", right="neural-bid:bidder.pt",
+                    left="minbid")  # fmt: skip
+    assert state["names"] == ["you", "neural-bid:bidder.pt", "neural:exit.pt,symmetric=true",
+                              "minbid"]  # fmt: skip
     r = client.post("/api/tables", json={"partner": "neural:agents/pretrained/selfplay.pt"})
     assert r.status_code == 400 and "/" not in r.json()["error"], r.text
 
