@@ -36,7 +36,7 @@ from fourhundred_env.cards import (
     sorted_for_display,
 )
 from fourhundred_env.engine import Phase
-from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
+from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError, short
 from fourhundred_env.history import HandRecord
 from fourhundred_env.rules import PRESETS, Rules
 from fourhundred_env.table import Table
@@ -393,6 +393,11 @@ SECRET_BITS = 63
 to search for from the cards a person holds."""
 
 
+MENU_IN_ERROR = 8
+"""How many of the offered bots a refusal names (the menu's strongest first; the rest are
+counted), so that the line stays short however many bots the server offers."""
+
+
 def new_session(
     seat: int, partner: str, right: str, left: str, rules: str, seed: int | None,
     choices: Mapping[str, AgentChoice], name: str | None = None,
@@ -407,9 +412,13 @@ def new_session(
     the same deals and the same bots' seeds every time."""
     for role, bot in (("partner", partner), ("right", right), ("left", left)):
         if bot != PERSON and bot not in choices:
+            offered = list(choices)
+            listed = offered[:MENU_IN_ERROR]
+            more = len(offered) - len(listed)
+            rest = f" and {more} more (GET /api/options lists them)" if more else ""
             raise RequestError(
-                f"{role}={public_text(bot)!r}: not a bot this server offers; expected one of "
-                f"{list(choices)}, or {PERSON!r} (a person invited by a link)"
+                f"{role}={short(public_text(bot))}: not a bot this server offers; expected one of "
+                f"{listed}{rest}, or {PERSON!r} (a person invited by a link)"
             )
     if rules not in PRESETS:
         raise RequestError(f"rules={public_text(rules)!r}: expected one of {sorted(PRESETS)}")

@@ -387,3 +387,18 @@ def test_serve_lets_the_browser_reach_it_by_its_host_and_allowed_names(monkeypat
     for host, status in (("box.lan", 200), ("table.example", 200), ("evil.example", 400)):
         r = TestClient(made[0], base_url=f"http://{host}").get("/api/options")
         assert r.status_code == status, host
+
+
+def test_a_refused_bot_names_a_short_menu_however_many_bots_are_offered() -> None:
+    """A server offering many bots (plugins, --agent checkpoints) still refuses an unknown
+    one in one short line: the strongest few named, the rest counted."""
+    from fourhundred_web.bots import AgentChoice
+    from fourhundred_web.play import MENU_IN_ERROR, RequestError, new_session
+
+    choices = {f"bot-number-{k:02d}": AgentChoice(f"bot-number-{k:02d}", "") for k in range(40)}
+    with pytest.raises(RequestError) as info:
+        new_session(0, "x" * 500, "bot-number-00", "bot-number-01", "wiki", 1, choices)
+    error = str(info.value)
+    assert "\n" not in error and len(error) < 400, error
+    assert f"and {40 - MENU_IN_ERROR} more" in error and "bot-number-00" in error
+    assert "bot-number-39" not in error and "'person'" in error
