@@ -16,7 +16,6 @@ from fourhundred_env.symmetry import (  # noqa: E402
     SUIT_MAPS,
     SUIT_PERMUTATIONS,
     card_permutation,
-    inverse,
 )
 from fourhundred_env.table import Table  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
@@ -31,7 +30,7 @@ def _play(spec: str, perm: tuple[int, ...], seed: int) -> list[int]:
     agent = make_agent(spec, Rules(), seed=0)
     agent.reset(1)
     new = card_permutation(perm)
-    back = inverse(SUIT_MAPS[SUIT_PERMUTATIONS.index(perm)][1])
+    action_src = SUIT_MAPS[SUIT_PERMUTATIONS.index(perm)][1]  # renamed action -> real one
     first = Table(seed=seed)
     first.deal(seed=seed)
     table = Table(seed=seed)
@@ -40,7 +39,7 @@ def _play(spec: str, perm: tuple[int, ...], seed: int) -> list[int]:
     while table.phase in ("bid", "play"):
         action = int(agent.act(seat_view(table.engine, table.state, np.array([0])))[0])
         table.act(action)
-        moves.append(int(inverse(back)[action]) if action < 52 else action)
+        moves.append(int(action_src[action]))
     return moves
 
 

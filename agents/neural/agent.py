@@ -107,7 +107,8 @@ class NeuralAgent(Agent):
                 "agents/pretrained/exit.pt"
             )
         self.name = f"neural:{path}" + (",symmetric=true" if symmetric else "")
-        self._inverse = [torch.from_numpy(inverse(a)) for _, a in SUIT_MAPS]
+        # each renaming's gather from its actions back to the real ones (symmetric only)
+        self._inverse = [torch.from_numpy(inverse(a)) for _, a in SUIT_MAPS] if symmetric else []
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
