@@ -74,3 +74,23 @@ SUIT_MAPS: tuple[tuple[np.ndarray, np.ndarray], ...] = tuple(
     permutation_maps(p) for p in SUIT_PERMUTATIONS
 )
 """:func:`permutation_maps` of each of :data:`SUIT_PERMUTATIONS`, in the same order."""
+OBS_GATHERS: tuple[np.ndarray, ...] = tuple(o for o, _ in SUIT_MAPS)
+"""Each renaming's observation gather (the first of :data:`SUIT_MAPS`' pairs)."""
+ACTION_INVERSES: tuple[np.ndarray, ...] = tuple(inverse(a) for _, a in SUIT_MAPS)
+"""Each renaming's gather from the renamed game's actions back to the real ones."""
+
+
+def stack_renamed(x: np.ndarray, gathers: tuple[np.ndarray, ...] = OBS_GATHERS) -> np.ndarray:
+    """(6K, D): the K rows of `x` (K, D) in each renaming in turn (``x[:, gathers[i]]`` for
+    the i-th; the observation's gathers unless given), so that one network call reads all six."""
+    return np.concatenate([x[:, g] for g in gathers])
+
+
+def mean_over_renamings(per_action):
+    """(K, A): the mean of (6K, A) per-action rows (numpy or torch) computed on
+    :func:`stack_renamed`'s rows, each renaming's block gathered back to the real actions."""
+    k = len(per_action) // len(ACTION_INVERSES)
+    total = per_action[:k][:, ACTION_INVERSES[0]]
+    for i, back in enumerate(ACTION_INVERSES[1:], start=1):
+        total = total + per_action[i * k : (i + 1) * k][:, back]
+    return total / len(ACTION_INVERSES)

@@ -8,9 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from agents.neural.bid_net import SHARED_GATHERS, BidFeatures  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from fourhundred_env.cards import card_text, parse_card  # noqa: E402
-from fourhundred_env.errors import ConfigError  # noqa: E402
 from fourhundred_env.rules import Rules  # noqa: E402
 from fourhundred_env.symmetry import (  # noqa: E402
     SUIT_MAPS,
@@ -29,12 +29,8 @@ def _play(spec: str, perm: tuple[int, ...], seed: int) -> list[int]:
     moves, renamed back."""
     agent = make_agent(spec, Rules(), seed=0)
     agent.reset(1)
-    new = card_permutation(perm)
     action_src = SUIT_MAPS[SUIT_PERMUTATIONS.index(perm)][1]  # renamed action -> real one
-    first = Table(seed=seed)
-    first.deal(seed=seed)
-    table = Table(seed=seed)
-    table.deal([[card_text(int(new[parse_card(c)])) for c in first.hand(s)] for s in range(4)])
+    table = _renamed_table(seed, perm)
     moves = []
     while table.phase in ("bid", "play"):
         action = int(agent.act(seat_view(table.engine, table.state, np.array([0])))[0])
@@ -76,6 +72,41 @@ def test_the_symmetric_policy_is_a_distribution_and_differs_from_the_network() -
     assert max(gaps) > 0.05
 
 
-def test_a_bidding_network_is_refused_in_one_line() -> None:
-    with pytest.raises(ConfigError, match=r"symmetric=true: checkpoint .* bidding network"):
-        make_agent("neural:agents/pretrained/bidder.pt,symmetric=true", Rules(), seed=0)
+def _renamed_table(seed: int, perm: tuple[int, ...]) -> Table:
+    """A table at its first bid, dealt `seed`'s cards renamed by `perm`."""
+    new = card_permutation(perm)
+    first = Table(seed=seed)
+    first.deal(seed=seed)
+    table = Table(seed=seed)
+    table.deal([[card_text(int(new[parse_card(c)])) for c in first.hand(s)] for s in range(4)])
+    return table
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bidders_features_are_the_renamed_features_of_the_renamed_deal(seed: int) -> None:
+    """What SHARED_GATHERS claims: renaming the deal renames the shared entries by the
+    gather and leaves every per-bid entry as it was."""
+    features = BidFeatures(Rules())
+    views = [seat_view(t.engine, t.state, np.array([0]))
+             for t in (_renamed_table(seed, p) for p in SUIT_PERMUTATIONS)]  # fmt: skip
+    shared, per = features(views[0])
+    for gather, view in zip(SHARED_GATHERS[1:], views[1:], strict=True):
+        renamed_shared, renamed_per = features(view)
+        assert np.array_equal(shared[:, gather], renamed_shared)
+        assert np.array_equal(per, renamed_per)
+
+
+def test_a_symmetric_bidding_network_bids_every_renaming_alike() -> None:
+    """bidder.pt's bids averaged over the renamings: the same bid values for each renaming
+    of a hand, where the network alone gives them different values."""
+    sym = make_agent("neural:agents/pretrained/bidder.pt,symmetric=true", Rules(), seed=0)
+    plain = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0)
+    spread = []
+    for seed in range(4):
+        views = [seat_view(t.engine, t.state, np.array([0]))
+                 for t in (_renamed_table(seed, p) for p in SUIT_PERMUTATIONS)]  # fmt: skip
+        bids = np.stack([sym.outputs(v)[0][0, 52:].numpy() for v in views])
+        assert np.allclose(bids, bids[0], atol=1e-4)
+        plain_bids = np.stack([plain.outputs(v)[0][0, 52:].numpy() for v in views])
+        spread.append(np.abs(plain_bids - plain_bids[0]).max())
+    assert max(spread) > 1e-3

@@ -9,7 +9,9 @@ from a generator shared across the batch, so it plays a game the same way in any
 With ``symmetric=true`` the policy is averaged over the six renamings of the plain suits
 (`fourhundred_env.symmetry`: clubs, diamonds and spades are equal), all six in one network
 call: a trained network acts a little differently in each renaming, and the average of the
-six is a stronger policy than any one of them.
+six is a stronger policy than any one of them. A network that bids with a bidding network
+(agents/neural/bid_net.py) has its bids averaged the same way, its inputs renamed by
+`renamed_inputs`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
-from fourhundred_env.symmetry import SUIT_MAPS, inverse
+from fourhundred_env.symmetry import SUIT_MAPS, mean_over_renamings, stack_renamed
 from fourhundred_env.view import SeatView
 
 MATCH_FIELDS = ("scores", "at_target", "positive", "target")
@@ -49,6 +51,15 @@ def net_inputs(net, view: SeatView, rules: Rules, blank: tuple = ()) -> tuple:
     if hasattr(net, "view_inputs"):
         return net.view_inputs(view, rules)
     return (blank_fields(encode_observation(view), blank),)
+
+
+def renamed_inputs(net, inputs: tuple) -> tuple:
+    """A network's inputs at K tables (as net_inputs gives them) -> the same at 6K tables,
+    each renaming of the plain suits in turn (fourhundred_env.symmetry.stack_renamed's order):
+    the observation renamed, or what a network that reads more renames itself."""
+    if hasattr(net, "renamed_inputs"):
+        return net.renamed_inputs(inputs)
+    return (stack_renamed(inputs[0]),)
 
 
 class NeuralAgent(Agent):
@@ -100,15 +111,7 @@ class NeuralAgent(Agent):
         self.path = path
         self.sample = sample
         self.symmetric = symmetric
-        if symmetric and not _reads_observation(self.net):
-            raise ConfigError(
-                f"symmetric=true: checkpoint {path!r} is a bidding network that does not read "
-                "the observation; expected a policy that plays the cards, such as "
-                "agents/pretrained/exit.pt"
-            )
         self.name = f"neural:{path}" + (",symmetric=true" if symmetric else "")
-        # each renaming's gather from its actions back to the real ones (symmetric only)
-        self._inverse = [torch.from_numpy(inverse(a)) for _, a in SUIT_MAPS] if symmetric else []
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
@@ -124,17 +127,14 @@ class NeuralAgent(Agent):
         torch = self._torch
         inputs = net_inputs(self.net, view, self.rules, self.blank)
         k = view.size
-        if self.symmetric:  # the six renamings of the observation, stacked: one call
-            inputs = (np.concatenate([inputs[0][:, o] for o, _ in SUIT_MAPS]),
-                      *(np.concatenate([x] * len(SUIT_MAPS)) for x in inputs[1:]))  # fmt: skip
+        if self.symmetric:  # the six renamings of the inputs, stacked: one call
+            inputs = renamed_inputs(self.net, inputs)
         with torch.no_grad():
             logits, value = self.net(*(torch.from_numpy(x).to(self.device, self.dtype)
                                        for x in inputs))  # fmt: skip
         logits, value = logits.float(), value.float()
         if self.symmetric:  # each renaming's logits back to the real actions, averaged
-            back = [logits[i * k : (i + 1) * k][:, inv.to(logits.device)]
-                    for i, inv in enumerate(self._inverse)]  # fmt: skip
-            logits = torch.stack(back).mean(0)
+            logits = mean_over_renamings(logits)
             value = value.reshape(len(SUIT_MAPS), k).mean(0)
         return logits, value
 
@@ -206,8 +206,8 @@ class NeuralSettings:
     sample: bool = False
     """Sample actions from the policy instead of taking the most likely one."""
     symmetric: bool = False
-    """Average the policy over the six renamings of the plain suits (clubs, diamonds and
-    spades are equal): six evaluations of the network a decision, in one call."""
+    """Average the policy (bids and cards) over the six renamings of the plain suits (clubs,
+    diamonds and spades are equal): six evaluations of the network a decision, in one call."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -231,15 +231,6 @@ class NeuralBidSettings:
 def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
     return NeuralAgent(settings.path, rules, seed, sample=settings.sample,
                        symmetric=settings.symmetric)  # fmt: skip
-
-
-def _reads_observation(net) -> bool:
-    """The network's first input is the observation (a policy network, or one that bids with
-    a bidding network and plays with a policy network), not a bidding network's features."""
-    from agents.neural.bid_play import BidPlayNet
-    from agents.neural.network import PolicyValueNet
-
-    return isinstance(net, PolicyValueNet | BidPlayNet)
 
 
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:

@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from agents.neural.network import MAX_HIDDEN, size_problem
-from agents.scripted.heuristic_bid import expected_tricks_kernel, hand_features
+from agents.scripted.heuristic_bid import NUM_FEATURES, expected_tricks_kernel, hand_features
 from agents.scripted.heuristic_v1 import HeuristicV1Agent
 from agents.value.match_value import team_values
 from agents.value.matchwin import MatchWin, matchwin_path
@@ -45,6 +45,7 @@ from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
+from fourhundred_env.symmetry import OBS_GATHERS, SUIT_PERMUTATIONS, stack_renamed
 from fourhundred_env.view import SeatView
 
 FEATURES_VERSION = 3
@@ -65,6 +66,9 @@ POINTS, PLAYED, OWN_BID, MATCH_WIN, MATCH_WIN_JOINT = 15, 21, 24, 26, 30
 """Per-bid entries the outcome head reads as well as writes: the bid's points / 40, whether
 the hand is played, heuristic-v1's bid, and the first of the version-2 and version-3
 match-win entries (if made, if missed, ...)."""
+SUIT_LENGTHS = OBS_SIZE + NUM_FEATURES + 2
+"""Where the shared entries' four suit lengths start (after the observation, heuristic-v1's
+features and its two trick estimates)."""
 MATCHWIN = "matchwin_h1.npz"
 """The match-win estimate the version-2 entries read (fitted on heuristic-v1's matches)."""
 
@@ -236,6 +240,30 @@ class BidFeatures:
         return out * 5
 
 
+def _shared_gather(obs_src: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
+    """The gather of the shared entries in the game with the plain suits renamed by `perm`
+    (``perm[old suit] = new suit``): the observation's part by the observation's gather
+    `obs_src`, the suit lengths by suit. The other entries are the same in every renaming
+    (heuristic-v1's features count over the plain suits; scores and bids name no suit), and
+    so are the per-bid entries."""
+    src = np.arange(SHARED_SIZE, dtype=np.int64)
+    src[:OBS_SIZE] = obs_src
+    src[SUIT_LENGTHS + np.asarray(perm, np.int64)] = SUIT_LENGTHS + np.arange(4)
+    return src
+
+
+SHARED_GATHERS: tuple[np.ndarray, ...] = tuple(
+    _shared_gather(o, p) for o, p in zip(OBS_GATHERS, SUIT_PERMUTATIONS, strict=True)
+)
+"""Each renaming's gather of the shared entries (fourhundred_env.symmetry's order)."""
+
+
+def renamed_bid_inputs(shared: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A BidNet's inputs at K tables -> the same at 6K, each renaming of the plain suits in
+    turn (fourhundred_env.symmetry.stack_renamed's order)."""
+    return stack_renamed(shared, SHARED_GATHERS), np.concatenate([per] * len(SHARED_GATHERS))
+
+
 @dataclass(frozen=True)
 class BidNetConfig:
     """Shape of a BidNet (written into its checkpoint's ``net``)."""
@@ -338,6 +366,12 @@ class BidNet(nn.Module):
             + out[..., 1]
         )
         return v - (v * per[..., OWN_BID]).sum(1, keepdim=True)
+
+    @staticmethod
+    def renamed_inputs(inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each renaming of the
+        plain suits in turn."""
+        return renamed_bid_inputs(*inputs)
 
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         """The network's inputs at a view's tables (BidFeatures, kept for the rules)."""

@@ -19,11 +19,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.bid_net import PER_BID_SIZES, SHARED_SIZE, BidNet, BidNetConfig
+from agents.neural.bid_net import (
+    PER_BID_SIZES,
+    SHARED_SIZE,
+    BidNet,
+    BidNetConfig,
+    renamed_bid_inputs,
+)
 from agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.engine import Phase
 from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.rules import Rules
+from fourhundred_env.symmetry import stack_renamed
 from fourhundred_env.view import SeatView
 
 _BID_PHASE = OBS_FIELDS["phase"].start  # phase one-hot: bid, play, hand_over, match_over
@@ -87,6 +94,13 @@ class BidPlayNet(nn.Module):
             bid_logits, _ = self.bid(shared, per)
             logits = torch.where(bidding[:, None], bid_logits, logits)
         return logits, value
+
+    @staticmethod
+    def renamed_inputs(inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each renaming of the
+        plain suits in turn: the observation and the bidding network's inputs renamed alike."""
+        obs, shared, per = inputs
+        return (stack_renamed(obs), *renamed_bid_inputs(shared, per))
 
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, ...]:
         """The inputs at a view's tables: the observation, and the bidding network's
