@@ -154,6 +154,7 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
         ),
         ("search:matchwin=nowhere.npz", "match-win weights '.*nowhere.npz' do not exist"),
         ("search:per_point=-0.01", "per_point=-0.01: expected 0 or more"),
+        ("search:symmetric=true", "symmetric='true': expected one of 'none', 'prior', 'all'"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
@@ -343,13 +344,17 @@ def test_rebuilt_views_are_the_views_the_seats_had(engine) -> None:
 
 
 # -- play-outs, the network, the match-win estimate ------------------------------------------
-def test_float32_playouts_play_what_the_neural_agent_plays(engine) -> None:
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_float32_playouts_play_what_the_neural_agent_plays(engine, symmetric: bool) -> None:
+    """Play-outs of the network, or of its policy averaged over the renamings of the plain
+    suits (symmetric=all), play as the neural agent with the same setting."""
     from agents.neural.checkpoint import load_policy
     from agents.search.policy_playout import NetRunner, PolicyPlayout
 
     net, _, _ = load_policy(MODEL)
-    playout = PolicyPlayout(NetRunner(net, "float32"), engine._r)
-    agent = make_agent(f"neural:{MODEL}", engine.rules, seed=0)
+    playout = PolicyPlayout(NetRunner(net, "float32", symmetric=symmetric), engine._r)
+    spec = f"neural:{MODEL}" + (",symmetric=true" if symmetric else "")
+    agent = make_agent(spec, engine.rules, seed=0)
     state = engine.init(12, seed=9)
     engine.deal(state)
     ref = state.copy()
@@ -360,6 +365,23 @@ def test_float32_playouts_play_what_the_neural_agent_plays(engine) -> None:
         actions[live] = agent.act(seat_view(engine, ref, index=np.flatnonzero(live)))
         engine.step(ref, actions, active=live)
     assert state.equals(ref)
+
+
+@pytest.mark.parametrize("model", [MODEL, "agents/pretrained/exit.pt"])
+def test_a_symmetric_prior_is_the_symmetric_networks_policy(engine, positions, model) -> None:
+    """symmetric=prior: the policy at the real table (cards, and the bids of a checkpoint
+    with a bidding network) is neural:PATH,symmetric=true's; the play-outs keep the plain
+    network."""
+    state = engine.init(6, seed=5)
+    engine.deal(state)
+    for view in (seat_view(engine, positions), seat_view(engine, state)):
+        search = make_agent(f"search:model={model},symmetric=prior,dtype=float32", engine.rules)
+        neural = make_agent(f"neural:{model},symmetric=true", engine.rules)
+        want = neural._log_probs(view).numpy()
+        got = search._policy(view)
+        np.testing.assert_array_equal(np.isfinite(got), view.legal_mask)
+        np.testing.assert_allclose(got[view.legal_mask], want[view.legal_mask], atol=1e-4)
+        assert not search.runner.symmetric and search.prior.symmetric
 
 
 def test_playouts_play_a_seat_as_its_scripted_model(engine) -> None:

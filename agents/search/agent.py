@@ -141,12 +141,16 @@ class SearchAgent(Agent):
                 f"checkpoint {self.settings.model!r} was trained under other rules: "
                 f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
             )
-        self.runner = NetRunner(card_net, self.settings.dtype)
+        symmetric = self.settings.symmetric
+        self.runner = NetRunner(card_net, self.settings.dtype, symmetric=symmetric == "all")
+        # the policy at the real table
+        self.prior = NetRunner(card_net, self.settings.dtype, symmetric=symmetric != "none")
         self.own_bids = None  # a model that bids with a bidding network: its bid policy
         if card_net is not net:
             from agents.neural.agent import NeuralAgent
 
-            self.own_bids = NeuralAgent(self.settings.model, self.rules, seed, net=net)
+            self.own_bids = NeuralAgent(self.settings.model, self.rules, seed, net=net,
+                                        symmetric=symmetric != "none")  # fmt: skip
         self.bidder = None  # bids=false: who bids, when not the policy
         if c["bid_model"] not in ("", "policy"):
             if self.search_bids:
@@ -169,7 +173,7 @@ class SearchAgent(Agent):
     # -- the policy at the real table --------------------------------------------------------
     def _policy(self, view: SeatView) -> np.ndarray:
         """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal)."""
-        logits, _ = self.runner(encode_observation(view))
+        logits, _ = self.prior(encode_observation(view))
         bids = np.flatnonzero(view.phase != Phase.PLAY)
         if self.own_bids is not None and bids.size:  # the model's bidding network
             own, _ = self.own_bids.outputs(view.select(bids))

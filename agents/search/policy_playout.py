@@ -26,6 +26,7 @@ from fourhundred_env._jit import ONE, ZERO, kernel, lowest_bit, popcount
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import State
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, encode_one
+from fourhundred_env.symmetry import mean_over_renamings, stack_renamed
 from fourhundred_env.view import NO_MASK, SeatView, cut_view
 
 _MASKED = np.float32(-1e30)
@@ -49,23 +50,30 @@ def best_dtype(requested: str = "auto") -> str:
 
 class NetRunner:
     """A PolicyValueNet as a function of observations: (n, OBS_SIZE) float32 numpy ->
-    logits (n, 66) float32 numpy (and values (n,)), batched, without gradients, in `dtype`."""
+    logits (n, 66) float32 numpy (and values (n,)), batched, without gradients, in `dtype`.
+    `symmetric`: the logits and values averaged over the six renamings of the plain suits
+    (fourhundred_env.symmetry), the six read in one call of six times the rows."""
 
-    def __init__(self, net, dtype: str = "auto") -> None:
+    def __init__(self, net, dtype: str = "auto", symmetric: bool = False) -> None:
         import torch
 
         self._torch = torch
         self.dtype_name = best_dtype(dtype)
         self.dtype = getattr(torch, self.dtype_name)
         self.net = net.to(dtype=self.dtype).eval()
+        self.symmetric = symmetric
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits (n, 66) float32 and values (n,) float32 of observations (n, OBS_SIZE)."""
         torch = self._torch
+        x = stack_renamed(obs) if self.symmetric else obs
         with torch.inference_mode():
-            x = torch.from_numpy(obs).to(self.dtype)
-            logits, value = self.net(x)
-            return logits.float().numpy(), value.float().numpy()
+            logits, value = self.net(torch.from_numpy(x).to(self.dtype))
+            logits, value = logits.float().numpy(), value.float().numpy()
+        if self.symmetric:
+            logits = mean_over_renamings(logits)
+            value = value.reshape(-1, len(obs)).mean(0)
+        return logits, value
 
 
 @kernel

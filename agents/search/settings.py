@@ -77,6 +77,12 @@ class SearchSettings:
     (``matchwin_h1.npz``, fitted on heuristic-v1's play)."""
     dtype: Literal["auto", "bfloat16", "float32"] = "auto"
     """Precision of the network (auto: bfloat16 where the CPU has it natively)."""
+    symmetric: Literal["none", "prior", "all"] = "none"
+    """Where the network's policy is averaged over the six renamings of the plain suits
+    (clubs, diamonds and spades are equal; as ``neural:PATH,symmetric=true``): nowhere, at
+    the real table only (the policy the candidates, the default choice and the model's bids
+    come from), or everywhere, the play-outs and the worlds' weights too (six times the
+    network's work)."""
     models: str | None = None
     """Who the other seats may be, joined by '+': `policy` (the network) and the scripted bots
     of SCRIPTED_MODELS (`heuristic-v1`, `heuristic`, `minbid`). With more than one, each
