@@ -172,10 +172,11 @@ class SearchAgent(Agent):
 
     # -- the policy at the real table --------------------------------------------------------
     def _policy(self, view: SeatView) -> np.ndarray:
-        """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal)."""
+        """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal). Where
+        `bid_model` bids, the bids' entries are the card network's (never read)."""
         logits, _ = self.prior(encode_observation(view))
         bids = np.flatnonzero(view.phase != Phase.PLAY)
-        if self.own_bids is not None and bids.size:  # the model's bidding network
+        if self.own_bids is not None and self.bidder is None and bids.size:  # its bid network
             own, _ = self.own_bids.outputs(view.select(bids))
             logits[bids] = own.numpy()
         logits = np.where(view.legal_mask, logits.astype(np.float64), -np.inf)
