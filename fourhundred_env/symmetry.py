@@ -80,17 +80,31 @@ ACTION_INVERSES: tuple[np.ndarray, ...] = tuple(inverse(a) for _, a in SUIT_MAPS
 """Each renaming's gather from the renamed game's actions back to the real ones."""
 
 
+NUM_RENAMINGS = len(SUIT_PERMUTATIONS)
+_ACTIONS_BACK = np.concatenate([i * NUM_ACTIONS + b for i, b in enumerate(ACTION_INVERSES)])
+"""One gather of a table's six renamings' per-action rows, side by side, back to the real
+actions (what :func:`mean_over_renamings` reads)."""
+
+
 def stack_renamed(x: np.ndarray, gathers: tuple[np.ndarray, ...] = OBS_GATHERS) -> np.ndarray:
-    """(6K, D): the K rows of `x` (K, D) in each renaming in turn (``x[:, gathers[i]]`` for
-    the i-th; the observation's gathers unless given), so that one network call reads all six."""
-    return np.concatenate([x[:, g] for g in gathers])
+    """(6K, D): each of the K rows of `x` (K, D) in the six renamings, table by table (row
+    6k + i is ``x[k, gathers[i]]``; the observation's gathers unless given), so that one
+    network call reads all six. One gather, no copy besides."""
+    return x[:, np.concatenate(gathers)].reshape(len(x) * len(gathers), x.shape[1])
+
+
+def repeat_for_renamings(x: np.ndarray) -> np.ndarray:
+    """(6K, ...): each of the K rows of `x` six times, in :func:`stack_renamed`'s order (for
+    inputs that are the same in every renaming)."""
+    return np.repeat(x, NUM_RENAMINGS, axis=0)
 
 
 def mean_over_renamings(per_action):
-    """(K, A): the mean of (6K, A) per-action rows (numpy or torch) computed on
-    :func:`stack_renamed`'s rows, each renaming's block gathered back to the real actions."""
-    k = len(per_action) // len(ACTION_INVERSES)
-    total = per_action[:k][:, ACTION_INVERSES[0]]
-    for i, back in enumerate(ACTION_INVERSES[1:], start=1):
-        total = total + per_action[i * k : (i + 1) * k][:, back]
-    return total / len(ACTION_INVERSES)
+    """(K, 66): the mean over each table's six renamings of (6K, 66) per-action rows (numpy or
+    torch) computed on :func:`stack_renamed`'s rows, each gathered back to the real actions;
+    (6K,) per-position values (no action axis) are averaged as they are."""
+    k = len(per_action) // NUM_RENAMINGS
+    if per_action.ndim == 1:
+        return per_action.reshape(k, NUM_RENAMINGS).mean(1)
+    side_by_side = per_action.reshape(k, NUM_RENAMINGS * NUM_ACTIONS)[:, _ACTIONS_BACK]
+    return side_by_side.reshape(k, NUM_RENAMINGS, NUM_ACTIONS).mean(1)

@@ -110,3 +110,25 @@ def test_a_symmetric_bidding_network_bids_every_renaming_alike() -> None:
         plain_bids = np.stack([plain.outputs(v)[0][0, 52:].numpy() for v in views])
         spread.append(np.abs(plain_bids - plain_bids[0]).max())
     assert max(spread) > 1e-3
+
+
+def test_a_table_gets_the_same_policy_alone_and_in_a_batch() -> None:
+    """The six renamings are read in one call and the bidding network only at the bidding
+    decisions: a table's policy (bids and cards) does not depend on the other tables (to
+    float32's rounding, which a batch's size moves in the plain network too) and neither
+    does its move."""
+    from fourhundred_env.engine import Engine
+    from fourhundred_env.view import SeatView
+    from tests.test_rollout import _mid_hand_states
+
+    engine = Engine(Rules())
+    agent = make_agent(f"neural:{EXIT},symmetric=true", engine.rules, seed=0)
+    cards = _mid_hand_states(engine, make_agent("heuristic-v1", engine.rules, seed=0), 12, 3)
+    bids = engine.init(4, seed=8)
+    engine.deal(bids)
+    view = SeatView.concat([seat_view(engine, cards), seat_view(engine, bids)])
+    together = agent.outputs(view)[0].numpy()
+    alone = np.concatenate([agent.outputs(view.select([i]))[0].numpy() for i in range(view.size)])
+    np.testing.assert_allclose(together, alone, atol=1e-4)
+    moves = [int(agent.act(view.select([i]))[0]) for i in range(view.size)]
+    np.testing.assert_array_equal(agent.act(view), moves)

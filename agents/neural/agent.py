@@ -29,7 +29,7 @@ from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
-from fourhundred_env.symmetry import SUIT_MAPS, mean_over_renamings, stack_renamed
+from fourhundred_env.symmetry import mean_over_renamings, stack_renamed
 from fourhundred_env.view import SeatView
 
 MATCH_FIELDS = ("scores", "at_target", "positive", "target")
@@ -126,7 +126,6 @@ class NeuralAgent(Agent):
         its inputs out from the view itself."""
         torch = self._torch
         inputs = net_inputs(self.net, view, self.rules, self.blank)
-        k = view.size
         if self.symmetric:  # the six renamings of the inputs, stacked: one call
             inputs = renamed_inputs(self.net, inputs)
         with torch.no_grad():
@@ -134,8 +133,7 @@ class NeuralAgent(Agent):
                                        for x in inputs))  # fmt: skip
         logits, value = logits.float(), value.float()
         if self.symmetric:  # each renaming's logits back to the real actions, averaged
-            logits = mean_over_renamings(logits)
-            value = value.reshape(len(SUIT_MAPS), k).mean(0)
+            logits, value = mean_over_renamings(logits), mean_over_renamings(value)
         return logits, value
 
     def _log_probs(self, view: SeatView):

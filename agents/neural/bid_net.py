@@ -45,7 +45,12 @@ from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
-from fourhundred_env.symmetry import OBS_GATHERS, SUIT_PERMUTATIONS, stack_renamed
+from fourhundred_env.symmetry import (
+    OBS_GATHERS,
+    SUIT_PERMUTATIONS,
+    repeat_for_renamings,
+    stack_renamed,
+)
 from fourhundred_env.view import SeatView
 
 FEATURES_VERSION = 3
@@ -261,7 +266,7 @@ SHARED_GATHERS: tuple[np.ndarray, ...] = tuple(
 def renamed_bid_inputs(shared: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A BidNet's inputs at K tables -> the same at 6K, each renaming of the plain suits in
     turn (fourhundred_env.symmetry.stack_renamed's order)."""
-    return stack_renamed(shared, SHARED_GATHERS), np.concatenate([per] * len(SHARED_GATHERS))
+    return stack_renamed(shared, SHARED_GATHERS), repeat_for_renamings(per)
 
 
 @dataclass(frozen=True)

@@ -89,10 +89,10 @@ class BidPlayNet(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits (N, 66) and value (N,); see the class docstring."""
         logits, value = self.play(obs)
-        bidding = obs[:, _BID_PHASE] > 0.5
-        if bool(bidding.any()):
-            bid_logits, _ = self.bid(shared, per)
-            logits = torch.where(bidding[:, None], bid_logits, logits)
+        rows = torch.nonzero(obs[:, _BID_PHASE] > 0.5)[:, 0]
+        if rows.numel():  # the bidding network reads the bidding decisions only
+            logits = logits.clone()
+            logits[rows] = self.bid(shared[rows], per[rows])[0].to(logits.dtype)
         return logits, value
 
     @staticmethod

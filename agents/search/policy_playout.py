@@ -71,8 +71,7 @@ class NetRunner:
             logits, value = self.net(torch.from_numpy(x).to(self.dtype))
             logits, value = logits.float().numpy(), value.float().numpy()
         if self.symmetric:
-            logits = mean_over_renamings(logits)
-            value = value.reshape(-1, len(obs)).mean(0)
+            logits, value = mean_over_renamings(logits), mean_over_renamings(value)
         return logits, value
 
 
