@@ -55,8 +55,8 @@ def net_inputs(net, view: SeatView, rules: Rules, blank: tuple = ()) -> tuple:
 
 def renamed_inputs(net, inputs: tuple) -> tuple:
     """A network's inputs at K tables (as net_inputs gives them) -> the same at 6K tables,
-    each renaming of the plain suits in turn (fourhundred_env.symmetry.stack_renamed's order):
-    the observation renamed, or what a network that reads more renames itself."""
+    each table in the six renamings of the plain suits (fourhundred_env.symmetry.stack_renamed's
+    order): the observation renamed, or what a network that reads more renames itself."""
     if hasattr(net, "renamed_inputs"):
         return net.renamed_inputs(inputs)
     return (stack_renamed(inputs[0]),)

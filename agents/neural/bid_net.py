@@ -264,8 +264,8 @@ SHARED_GATHERS: tuple[np.ndarray, ...] = tuple(
 
 
 def renamed_bid_inputs(shared: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A BidNet's inputs at K tables -> the same at 6K, each renaming of the plain suits in
-    turn (fourhundred_env.symmetry.stack_renamed's order)."""
+    """A BidNet's inputs at K tables -> the same at 6K, each table in the six renamings of
+    the plain suits (fourhundred_env.symmetry.stack_renamed's order)."""
     return stack_renamed(shared, SHARED_GATHERS), repeat_for_renamings(per)
 
 
@@ -374,8 +374,8 @@ class BidNet(nn.Module):
 
     @staticmethod
     def renamed_inputs(inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each renaming of the
-        plain suits in turn."""
+        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each table in the six
+        renamings of the plain suits (stack_renamed's order)."""
         return renamed_bid_inputs(*inputs)
 
     def view_inputs(self, view: SeatView, rules: Rules) -> tuple[np.ndarray, np.ndarray]:

@@ -97,8 +97,8 @@ class BidPlayNet(nn.Module):
 
     @staticmethod
     def renamed_inputs(inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each renaming of the
-        plain suits in turn: the observation and the bidding network's inputs renamed alike."""
+        """Its inputs at K tables (view_inputs) -> the same at 6K tables, each table in the six
+        renamings of the plain suits (stack_renamed's order): the observation and the bidding network's inputs renamed alike."""
         obs, shared, per = inputs
         return (stack_renamed(obs), *renamed_bid_inputs(shared, per))
 
