@@ -76,7 +76,9 @@ SUIT_MAPS: tuple[tuple[np.ndarray, np.ndarray], ...] = tuple(
 """:func:`permutation_maps` of each of :data:`SUIT_PERMUTATIONS`, in the same order."""
 OBS_GATHERS: tuple[np.ndarray, ...] = tuple(o for o, _ in SUIT_MAPS)
 """Each renaming's observation gather (the first of :data:`SUIT_MAPS`' pairs)."""
-ACTION_INVERSES: tuple[np.ndarray, ...] = tuple(inverse(a) for _, a in SUIT_MAPS)
+ACTION_GATHERS: tuple[np.ndarray, ...] = tuple(a for _, a in SUIT_MAPS)
+"""Each renaming's action gather (the second of :data:`SUIT_MAPS`' pairs)."""
+ACTION_INVERSES: tuple[np.ndarray, ...] = tuple(inverse(a) for a in ACTION_GATHERS)
 """Each renaming's gather from the renamed game's actions back to the real ones."""
 
 

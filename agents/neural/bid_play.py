@@ -92,13 +92,14 @@ class BidPlayNet(nn.Module):
         rows = torch.nonzero(obs[:, _BID_PHASE] > 0.5)[:, 0]
         if rows.numel():  # the bidding network reads the bidding decisions only
             logits = logits.clone()
-            logits[rows] = self.bid(shared[rows], per[rows])[0].to(logits.dtype)
+            logits[rows] = self.bid(shared[rows], per[rows])[0]
         return logits, value
 
     @staticmethod
     def renamed_inputs(inputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
         """Its inputs at K tables (view_inputs) -> the same at 6K tables, each table in the six
-        renamings of the plain suits (stack_renamed's order): the observation and the bidding network's inputs renamed alike."""
+        renamings of the plain suits (stack_renamed's order): the observation and the bidding
+        network's inputs renamed alike."""
         obs, shared, per = inputs
         return (stack_renamed(obs), *renamed_bid_inputs(shared, per))
 

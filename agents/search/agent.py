@@ -143,8 +143,9 @@ class SearchAgent(Agent):
             )
         symmetric = self.settings.symmetric
         self.runner = NetRunner(card_net, self.settings.dtype, symmetric=symmetric == "all")
-        # the policy at the real table
-        self.prior = NetRunner(card_net, self.settings.dtype, symmetric=symmetric != "none")
+        self.prior = self.runner  # the policy at the real table
+        if symmetric == "prior":
+            self.prior = NetRunner(card_net, self.settings.dtype, symmetric=True)
         self.own_bids = None  # a model that bids with a bidding network: its bid policy
         if card_net is not net:
             from agents.neural.agent import NeuralAgent

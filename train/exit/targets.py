@@ -11,7 +11,12 @@ import numpy as np
 
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.observation import OBS_FIELDS, OBS_SCALE
-from fourhundred_env.symmetry import SUIT_MAPS, inverse
+from fourhundred_env.symmetry import (
+    ACTION_GATHERS,
+    OBS_GATHERS,
+    mean_over_renamings,
+    stack_renamed,
+)
 from train.exit.config import ExitConfig
 
 TEMPERATURES = np.geomspace(1e-4, 1.0, 81)
@@ -118,11 +123,8 @@ def symmetric_log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """(n, 66) float64: the network's policy averaged over the six renamings of the plain
     suits (fourhundred_env/symmetry.py; the normalised mean of its log-probabilities at each
     renamed position, mapped back), -inf where illegal."""
-    total = np.zeros(legal.shape, np.float64)
-    for obs_src, action_src in SUIT_MAPS:
-        logp = log_policy(net, obs[:, obs_src], legal[:, action_src])
-        total += np.where(legal, logp[:, inverse(action_src)], 0.0)
-    mean = np.where(legal, total / len(SUIT_MAPS), -np.inf)
+    logp = log_policy(net, stack_renamed(obs), stack_renamed(legal, ACTION_GATHERS))
+    mean = np.where(legal, mean_over_renamings(np.where(np.isfinite(logp), logp, 0.0)), -np.inf)
     top = mean.max(axis=1, keepdims=True)
     return mean - top - np.log(np.exp(mean - top).sum(axis=1, keepdims=True))
 
@@ -187,8 +189,8 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
     n = len(obs)
     renamed = config.symmetry == "suits"
     if renamed:  # gathers of the six renamings: (6, 588) and (6, 66)
-        obs_maps = torch.from_numpy(np.stack([m[0] for m in SUIT_MAPS]))
-        action_maps = torch.from_numpy(np.stack([m[1] for m in SUIT_MAPS]))
+        obs_maps = torch.from_numpy(np.stack(OBS_GATHERS))
+        action_maps = torch.from_numpy(np.stack(ACTION_GATHERS))
     steps = config.epochs * math.ceil(n / config.batch_size)
     bar = tqdm(total=steps, unit="step", desc=desc, disable=not config.progress,
                dynamic_ncols=True)  # fmt: skip
@@ -200,7 +202,7 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
         for lo in range(0, n, config.batch_size):
             idx = perm[lo : lo + config.batch_size]
             if renamed:  # each position under a renaming drawn for this pass
-                which = torch.randint(len(SUIT_MAPS), (len(idx),), generator=gen)
+                which = torch.randint(len(OBS_GATHERS), (len(idx),), generator=gen)
                 o_src, a_src = obs_maps[which], action_maps[which]
             else:
                 o_src = a_src = None
