@@ -16,7 +16,7 @@ from agents import make_agent
 from agents.scripted.heuristic_bid import HEURISTIC_V1_PARAMS, params_record
 from agents.search.agent import SearchAgent, SearchSettings
 from agents.search.worlds import deal_worlds, observed_rows
-from agents.value.matchwin import MatchWin
+from agents.value.matchwin import MatchWin, features, matchwin_path
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import FULL_DECK, SUIT_SETS
 from fourhundred_env.engine import Phase, State
@@ -433,6 +433,25 @@ def test_the_match_win_estimate_reads_the_scores() -> None:
     assert p[1] > 0.8 and p[2] < 0.2 and p[3] < p[1] and p[4] < 0.4
     with pytest.raises(FourHundredError, match="fitted under other rules"):
         MatchWin(rules=Rules.preset("pagat"))
+
+
+@pytest.mark.parametrize("name", ["", "matchwin_h1.npz"])
+def test_the_match_win_estimate_is_its_network(name: str) -> None:
+    """The compiled estimate is the ReLU MLP of its weights with a sigmoid output, as numpy
+    computes it in float64 (float32 sums differ by rounding only), for every seat to deal."""
+    model = MatchWin(matchwin_path(name))
+    rng = np.random.default_rng(7)
+    n = 500
+    scores = rng.integers(-80, 70, size=(n, 4))
+    target = rng.choice([41, 51, 61], n)
+    dealer = rng.integers(0, 4, n)
+    got = model.first_team(scores, target, dealer)
+    x = features(scores, target, dealer).astype(np.float64)
+    w1, b1, w2, b2, w3, b3 = (np.asarray(w, np.float64) for w in model.weights)
+    h = np.maximum(np.maximum(x @ w1 + b1, 0) @ w2 + b2, 0)
+    want = 1 / (1 + np.exp(-(h @ w3 + b3)))
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    assert got.std() > 0.1  # the scores drawn reach far apart estimates
 
 
 def _bidding_views(engine: Engine, n: int, seed: int) -> SeatView:

@@ -56,21 +56,29 @@ def first_team_wins(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarra
                     b2: np.ndarray, w3: np.ndarray, b3: float, h1: np.ndarray,
                     h2: np.ndarray) -> float:  # fmt: skip
     """P(the first bidder's team wins) from the features x: a ReLU MLP with a sigmoid output.
-    h1, h2: scratch of the hidden widths."""
-    for k in range(h1.shape[0]):
-        acc = b1[k]
-        for i in range(x.shape[0]):
-            acc += x[i] * w1[i, k]
-        h1[k] = acc if acc > 0 else 0.0
-    for k in range(h2.shape[0]):
-        acc = b2[k]
-        for i in range(h1.shape[0]):
-            acc += h1[i] * w2[i, k]
-        h2[k] = acc if acc > 0 else 0.0
+    h1, h2: scratch of the hidden widths. Each hidden unit sums its bias and then its inputs
+    in order; the loops run over the units inside (the weights' rows are contiguous), so the
+    compiler adds many units at once without changing any unit's sum."""
+    _relu_layer(x, w1, b1, h1)
+    _relu_layer(h1, w2, b2, h2)
     z = b3
     for i in range(h2.shape[0]):
         z += h2[i] * w3[i]
     return 1.0 / (1.0 + np.exp(-z))
+
+
+@helper
+def _relu_layer(x: np.ndarray, w: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """Write `max(b + x @ w, 0)` into `out`, each unit's sum in the inputs' order."""
+    for k in range(out.shape[0]):
+        out[k] = b[k]
+    for i in range(x.shape[0]):
+        xi = x[i]
+        for k in range(out.shape[0]):
+            out[k] += xi * w[i, k]
+    for k in range(out.shape[0]):
+        if not out[k] > 0:
+            out[k] = 0.0
 
 
 @kernel
