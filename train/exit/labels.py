@@ -27,9 +27,12 @@ gives a few of each, so the positions of one hand are few and the matches many."
 
 
 # -- positions ------------------------------------------------------------------------------
-def record_positions(engine: Engine, net, config: ExitConfig, seed: int) -> State:
+def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
+                     iteration: int = 0) -> State:  # fmt: skip
     """`config.positions` positions (as one State, each at its seat's decision) from matches
     of `net` at all four seats, `bid_share` of them bids, in the order they were reached."""
+    from tqdm import tqdm
+
     from agents.neural.agent import NeuralAgent
 
     agent = NeuralAgent("<live>", engine.rules, seed=seed, sample=config.sample, net=net)
@@ -43,6 +46,8 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int) -> Stat
     state = engine.init(tables, seed=seed, match_id=np.arange(tables, dtype=np.int64))
     next_id = tables
     engine.deal(state)
+    bar = tqdm(total=config.positions, unit="position", desc=f"iteration {iteration}: play",
+               disable=not config.progress, dynamic_ncols=True, smoothing=0.05)  # fmt: skip
     while got[_BID] < want[_BID] or got[_PLAY] < want[_PLAY]:
         legal = engine.legal_mask(state)
         choice = legal.sum(axis=1) > 1
@@ -55,6 +60,7 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int) -> Stat
             if rows.size:
                 parts[phase].append(state.select(rows))
                 got[phase] += rows.size
+                bar.update(rows.size)
         view = seat_view(engine, state, legal_mask=legal)
         engine.step(state, agent.act(view), validate=False)
         over = np.isin(state.phase, _OVER)
@@ -67,6 +73,7 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int) -> Stat
                 engine.new_match(state, idx, np.arange(next_id, next_id + idx.size, dtype=np.int64))
                 next_id += idx.size
             engine.deal(state, np.flatnonzero(over))
+    bar.close()
     return State.concat([*parts[_BID], *parts[_PLAY]])
 
 

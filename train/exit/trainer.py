@@ -192,7 +192,7 @@ class ExitTrainer:
         c = self.config
         seed = c.seed * 7919 + k
         t0 = time.perf_counter()
-        positions = record_positions(self.engine, teacher, c, seed)
+        positions = record_positions(self.engine, teacher, c, seed, k)
         t1 = time.perf_counter()
         data, valued = label_positions(self.engine, positions, self.teacher_path(k), c, k,
                                        self.run_dir / f"labels_{k}")  # fmt: skip
