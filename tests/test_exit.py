@@ -255,6 +255,30 @@ def test_an_exit_run_resumes_with_the_weights_of_a_straight_run(tmp_path: Path) 
     assert len(lines) >= 3
 
 
+def test_a_distilled_start_moves_to_its_average_and_resumes_bit_for_bit(tmp_path: Path) -> None:
+    config = load_exit_config("exit", [*TINY, "distill=200", "distill_epochs=20", "holdout=0.3",
+                                       "learning_rate=0.001", "iterations=1", "window=1"])  # fmt: skip
+    a = tmp_path / "a"
+    trainer = ExitTrainer(config, a)
+    rows = trainer.train()
+    assert trainer.teacher_path(0) == str(a / "distilled.pt")  # iteration 0 searches over it
+    numbers = torch.load(a / "distilled.pt", weights_only=False)["extra"]["distil"]
+    assert numbers["distil_positions"] == 200
+    assert numbers["distil_kl_after"] < numbers["distil_kl_before"]  # held out
+    assert not _same(a / "distilled.pt", Path(DEFAULT_INIT))
+    assert rows[0]["minutes"] * 60 > numbers["distil_s"] > 0  # the curve counts its time
+    # killed in the first iteration, or before the distilled network was written
+    for lost in (("iter_0.pt", "policy.pt"), ("iter_0.pt", "policy.pt", "distilled.pt")):
+        b = tmp_path / f"lost{len(lost)}"
+        shutil.copytree(a, b)
+        for name in lost:
+            (b / name).unlink()
+        (b / "metrics.jsonl").write_text("")
+        ExitTrainer(resume_config(b), b, resume=True).train()
+        for name in ("distilled.pt", "iter_0.pt", "policy.pt"):
+            assert _same(a / name, b / name), (lost, name)
+
+
 def test_a_network_below_the_gate_is_not_kept_and_the_next_fits_its_teacher(
     tmp_path: Path,
 ) -> None:
@@ -328,6 +352,8 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
         ("holdout=0.7", "holdout=0.7: expected a share above 0 and below 0.5"),
         ("ray_address=auto", "ray_address='auto': expected backend 'ray'"),
         ("symmetry=colours", "symmetry"),
+        ("distill=-1", "distill=-1: expected 0 (none) or more positions"),
+        ("distill_epochs=0", "distill_epochs=0: expected at least 1"),
     ],
 )
 def test_bad_exit_configs_are_one_clear_line(override: str, message: str, capsys) -> None:

@@ -92,8 +92,17 @@ class ExitConfig:
     the six renamings of those suits, and the fit shows each position under a renaming drawn
     anew for every pass (the network learns one policy for all six). "none": the positions as
     played and the network's own policy."""
+    distill: int = 0
+    """Positions of the start network's own matches at which, before the first iteration, its
+    card network is fitted to its own policy averaged over the six renamings of the plain
+    suits (cross-entropy, each position shown in a renaming drawn anew for every pass): one
+    network that plays as the average does, at one network's cost. The iterations then search
+    over that network. 0: none."""
+    distill_epochs: int = 8
+    """Passes over the `distill` positions."""
     holdout: float = 0.1
-    """Share of each iteration's positions held out of the fit (temperature, agreement)."""
+    """Share of each iteration's positions held out of the fit (temperature, agreement), and
+    of the `distill` positions."""
     window: int = 2
     """Iterations of positions the fit uses (the newest ones)."""
     epochs: int = 4
@@ -126,7 +135,7 @@ class ExitConfig:
         Rules.preset(self.rules)
         for name in ("iterations", "positions", "num_tables", "max_hands", "bid_worlds",
                      "candidates", "chunk", "workers", "window", "epochs", "batch_size",
-                     "torch_threads"):  # fmt: skip
+                     "distill_epochs", "torch_threads"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
         for name in ("worlds", "bid_worlds"):  # two halves of the worlds
@@ -139,6 +148,8 @@ class ExitConfig:
                 f"window={self.window}: expected at most iterations={self.iterations} "
                 "(the fit cannot keep more iterations than the run stores)"
             )
+        if self.distill < 0:
+            raise ConfigError(f"distill={self.distill}: expected 0 (none) or more positions")
         if not 0.0 <= self.bid_share <= 1.0:
             raise ConfigError(f"bid_share={self.bid_share}: expected a share from 0 to 1")
         if self.bidder and self.bid_share:

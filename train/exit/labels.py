@@ -28,9 +28,10 @@ gives a few of each, so the positions of one hand are few and the matches many."
 
 # -- positions ------------------------------------------------------------------------------
 def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
-                     iteration: int = 0) -> State:  # fmt: skip
+                     desc: str = "play") -> State:  # fmt: skip
     """`config.positions` positions (as one State, each at its seat's decision) from matches
-    of `net` at all four seats, `bid_share` of them bids, in the order they were reached."""
+    of `net` at all four seats, `bid_share` of them bids, in the order they were reached
+    (progress bar labelled `desc`)."""
     from tqdm import tqdm
 
     from agents.neural.agent import NeuralAgent
@@ -46,7 +47,7 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
     state = engine.init(tables, seed=seed, match_id=np.arange(tables, dtype=np.int64))
     next_id = tables
     engine.deal(state)
-    bar = tqdm(total=config.positions, unit="position", desc=f"iteration {iteration}: play",
+    bar = tqdm(total=config.positions, unit="position", desc=desc,
                disable=not config.progress, dynamic_ncols=True, smoothing=0.05)  # fmt: skip
     while got[_BID] < want[_BID] or got[_PLAY] < want[_PLAY]:
         legal = engine.legal_mask(state)

@@ -4,6 +4,7 @@ resume, the evaluations and the numbers logged.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -36,6 +37,8 @@ from train.exit.targets import (
 INIT = "init.pt"
 """With a `bidder`, the network iteration 0 plays and searches over: `init` and the bidder in
 one checkpoint, written as the run starts."""
+DISTILLED = "distilled.pt"
+"""With `distill`, the start fitted to its own averaged policy: what iteration 0 searches over."""
 
 
 # -- the run --------------------------------------------------------------------------------
@@ -114,6 +117,8 @@ class ExitTrainer:
         for j in range(k - 1, -1, -1):
             if self._kept.get(j, True):
                 return str(self.run_dir / f"iter_{j}.pt")
+        if self.config.distill:
+            return str(self.run_dir / DISTILLED)
         return str(self.run_dir / INIT) if self.config.bidder else self.config.init
 
     def history(self) -> list[dict[str, Any]]:
@@ -135,9 +140,21 @@ class ExitTrainer:
         history = self.history()
         # rows of iterations a stopped run did not finish are played again: drop them
         self.metrics.write_text("".join(json.dumps(r) + "\n" for r in history))
-        elapsed = history[-1]["minutes"] * 60 if history else 0.0
         self._kept = {r["iteration"]: r.get("kept", True) for r in history}
         writer = SummaryWriter(str(self.run_dir), purge_step=start + 1 if start else None)
+        distilled = self.run_dir / DISTILLED
+        if c.distill and not distilled.is_file():
+            numbers = self._distil()
+            for key, value in numbers.items():
+                writer.add_scalar(f"exit/{key}", value, 0)
+            if c.progress:
+                print(_distil_summary(numbers), flush=True)
+        if c.distill:  # what the first iteration searches over and fits
+            self.net, _, meta = load_policy(str(distilled), rules=self.rules)
+            distil_s = meta["extra"].get("distil", {}).get("distil_s", 0.0)
+        else:
+            distil_s = 0.0
+        elapsed = history[-1]["minutes"] * 60 if history else distil_s
         kept: list[dict[str, np.ndarray]] = []
         for k in range(max(0, start - c.window + 1), start):  # the replay window so far
             teacher, _, _ = load_policy(self.teacher_path(k), rules=self.rules)
@@ -183,6 +200,43 @@ class ExitTrainer:
         writer.close()
         return history
 
+    def _distil(self) -> dict[str, float]:
+        """Fit the start's card network to its own policy averaged over the six renamings at
+        `distill` positions of its own matches (the `holdout` share held out to judge it),
+        write distilled.pt and return the numbers: how often the network's choice is the
+        average's and the KL divergence of the average from it, held out, before and after."""
+        import torch
+
+        from fourhundred_env.observation import encode_observation
+        from fourhundred_env.view import seat_view
+
+        c = self.config
+        t0 = time.perf_counter()
+        seed = c.seed * 7919 - 1  # iteration k's seed is c.seed * 7919 + k
+        recorded = dataclasses.replace(c, positions=c.distill)
+        positions = record_positions(self.engine, self.net, recorded, seed, "distil: play")
+        view = seat_view(self.engine, positions)
+        obs, legal = encode_observation(view, dtype=np.int8), view.legal_mask
+        card = self.card_net
+        average = symmetric_log_policy(card, obs, legal)
+        fitted, held = split(len(obs), c.holdout, seed)
+        before = log_policy(card, obs[held], legal[held])
+        torch.manual_seed(seed)
+        fitting = dataclasses.replace(c, objective="cross_entropy", symmetry="suits",
+                                      epochs=c.distill_epochs, value_coef=0.0)  # fmt: skip
+        fit(card, obs[fitted], legal[fitted], np.exp(average[fitted]).astype(np.float32),
+            np.zeros(len(fitted), np.float32), fitting, seed=seed, desc="distil: fit")  # fmt: skip
+        after = log_policy(card, obs[held], legal[held])
+        numbers = {"distil_positions": len(obs), "distil_s": time.perf_counter() - t0}
+        for tag, logp in (("before", before), ("after", after)):
+            numbers[f"distil_agreement_{tag}"] = float(
+                (logp.argmax(1) == average[held].argmax(1)).mean()
+            )
+            numbers[f"distil_kl_{tag}"] = _kl(average[held], logp)
+        self._write(self.run_dir / DISTILLED, {"exit": c.to_dict(), "iteration": -1,
+                                               "distil": numbers})  # fmt: skip
+        return numbers
+
     def _labelled(self, k: int, teacher) -> tuple[dict, dict, dict[str, Any]]:
         """Iteration k's positions (recorded from `teacher`'s matches, N_k) and their
         values (read from the run folder where saved): the fitted part with its targets,
@@ -192,7 +246,7 @@ class ExitTrainer:
         c = self.config
         seed = c.seed * 7919 + k
         t0 = time.perf_counter()
-        positions = record_positions(self.engine, teacher, c, seed, k)
+        positions = record_positions(self.engine, teacher, c, seed, f"iteration {k}: play")
         t1 = time.perf_counter()
         data, valued = label_positions(self.engine, positions, self.teacher_path(k), c, k,
                                        self.run_dir / f"labels_{k}")  # fmt: skip
@@ -292,6 +346,22 @@ class ExitTrainer:
 
 def _rows(x: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if x is None else x[rows]
+
+
+def _kl(p_log: np.ndarray, q_log: np.ndarray) -> float:
+    """Mean KL(p || q) over rows of log-probabilities (-inf where illegal)."""
+    legal = np.isfinite(p_log)
+    p = np.where(legal, np.exp(np.where(legal, p_log, 0.0)), 0.0)
+    gap = np.where(legal, np.where(legal, p_log, 0.0) - np.where(legal, q_log, 0.0), 0.0)
+    return float((p * gap).sum(axis=1).mean())
+
+
+def _distil_summary(numbers: dict[str, float]) -> str:
+    """One line on the distillation."""
+    return (f"distil: {numbers['distil_positions']:,} positions, "
+            f"{numbers['distil_s'] / 60:.1f} min, held out: agrees with the average "
+            f"{numbers['distil_agreement_before']:.0%} -> {numbers['distil_agreement_after']:.0%}, "
+            f"KL {numbers['distil_kl_before']:.3f} -> {numbers['distil_kl_after']:.3f}")  # fmt: skip
 
 
 def _summary(row: dict[str, Any]) -> str:
