@@ -228,10 +228,9 @@ class ExitTrainer:
             np.zeros(len(fitted), np.float32), fitting, seed=seed, desc="distil: fit")  # fmt: skip
         after = log_policy(card, obs[held], legal[held])
         numbers = {"distil_positions": len(obs), "distil_s": time.perf_counter() - t0}
+        best = average[held].argmax(1)
         for tag, logp in (("before", before), ("after", after)):
-            numbers[f"distil_agreement_{tag}"] = float(
-                (logp.argmax(1) == average[held].argmax(1)).mean()
-            )
+            numbers[f"distil_agreement_{tag}"] = float((logp.argmax(1) == best).mean())
             numbers[f"distil_kl_{tag}"] = _kl(average[held], logp)
         self._write(self.run_dir / DISTILLED, {"exit": c.to_dict(), "iteration": -1,
                                                "distil": numbers})  # fmt: skip
@@ -351,9 +350,8 @@ def _rows(x: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
 def _kl(p_log: np.ndarray, q_log: np.ndarray) -> float:
     """Mean KL(p || q) over rows of log-probabilities (-inf where illegal)."""
     legal = np.isfinite(p_log)
-    p = np.where(legal, np.exp(np.where(legal, p_log, 0.0)), 0.0)
-    gap = np.where(legal, np.where(legal, p_log, 0.0) - np.where(legal, q_log, 0.0), 0.0)
-    return float((p * gap).sum(axis=1).mean())
+    p, q = np.where(legal, p_log, 0.0), np.where(legal, q_log, 0.0)
+    return float((legal * np.exp(p) * (p - q)).sum(axis=1).mean())
 
 
 def _distil_summary(numbers: dict[str, float]) -> str:
