@@ -23,7 +23,7 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 from tournament.config import TournamentConfig, TournamentConfigError, load_config
 from tournament.db import DatabaseMismatchError, ResultsDB
-from tournament.parallel import run_tournament
+from tournament.parallel import GameProgress, run_tournament
 from tournament.planning import plan_jobs
 from tournament.report import build_report, format_report, write_report
 from tournament.runner import LockstepRunner, Records
@@ -175,6 +175,26 @@ def test_same_seed_same_results_whatever_the_workers(tmp_path: Path) -> None:
     d = _cfg(tmp_path / "d", **{**kw, "seed": 4})
     run_tournament(d)
     assert _rows(d.db_path, "hands") != _rows(a.db_path, "hands")
+
+
+def test_the_progress_bar_moves_with_the_hands_of_games_in_play(tmp_path: Path) -> None:
+    """Games of a batch end together: their hands move the bar before any game ends, never
+    past the games that could have ended, and the bar ends at the total."""
+    cfg = _cfg(tmp_path, matches=4, chunk_matches=4, table_batch=8, flush_seconds=0.0)
+    records: list[Records] = []
+    run_tournament(cfg, on_records=records.append)
+    bar = GameProgress(total=8, initial=0, desc="test")
+    finished, seen = 0, []
+    for rec in records:
+        bar.update(rec)
+        finished += len(rec.matches)
+        seen.append((finished, bar.games))
+        assert finished <= bar.games + 1e-9
+        assert bar.games <= finished + GameProgress.HAND_CAP * (8 - finished) + 1e-9
+    bar.close()
+    assert [n for _, n in seen] == sorted(n for _, n in seen)
+    assert any(n > 0.5 for f, n in seen if f == 0)  # hands counted while no game had ended
+    assert seen[-1] == (8, pytest.approx(8.0))
 
 
 # -- resuming ---------------------------------------------------------------------------------

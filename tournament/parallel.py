@@ -26,7 +26,7 @@ from agents.remote.isolated import IsolatedAgent
 from agents.remote.modules import import_agent_modules
 from agents.remote.sandbox import protect_paths
 from tournament.config import TournamentConfig
-from tournament.db import DatabaseMismatchError, ResultsDB
+from tournament.db import DatabaseMismatchError, MatchRow, ResultsDB
 from tournament.deals import deals_row, deals_scheme, key_file, read_deals, with_real_paths
 from tournament.planning import Job, Pairing, plan_jobs, seeding_meta
 from tournament.runner import Records, run_job
@@ -151,7 +151,7 @@ def play_pairings(
         db.write(rec.hands, rec.matches, rec.events, rec.move_times)
         played += len(rec.matches)
         if bar is not None:
-            bar.update(len(rec.matches))
+            bar.update(rec)
         if on_records is not None:
             on_records(rec)
 
@@ -210,14 +210,64 @@ def check_agents(cfg: TournamentConfig, specs: tuple[str, ...] | None = None) ->
             agent.close()
 
 
-def _progress(cfg: TournamentConfig, total: int, initial: int, desc: str) -> Any:
-    """A tqdm progress bar of the games on stderr (with its ETA), or None when
-    `cfg.progress` is off."""
+def _progress(cfg: TournamentConfig, total: int, initial: int, desc: str) -> GameProgress | None:
+    """A progress bar of the games on stderr (with its ETA), or None when `cfg.progress` is
+    off."""
     if not cfg.progress:
         return None
-    from tqdm import tqdm
+    return GameProgress(total, initial, desc)
 
-    return tqdm(total=total, initial=initial, unit="game", desc=desc, dynamic_ncols=True)
+
+class GameProgress:
+    """A tqdm bar of the games that also counts the hands of games still in play.
+
+    Games played side by side in a batch finish together, so a bar of finished games alone
+    stands still (and has no ETA) until a whole batch ends. Each finished hand moves the bar
+    by a share of a game, one over the mean hands a game (13 until a game of this run has
+    finished), at most `HAND_CAP` of a game before the game ends; the game's end adds the rest.
+    """
+
+    HAND_CAP = 0.9
+    PRIOR_HANDS = 13.0
+
+    def __init__(self, total: int, initial: int, desc: str) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, initial=initial, unit="game", desc=desc,
+                         dynamic_ncols=True, bar_format=_BAR_FORMAT)  # fmt: skip
+        self._credit: dict[tuple, float] = {}  # game -> share of a game its hands moved the bar
+        self._hands = 0
+        self._games = 0
+
+    def update(self, rec: Records) -> None:
+        """Move the bar by the hands and games of `rec` (rows as tuples or named rows)."""
+        step = 0.0
+        share = 1.0 / (self._hands / self._games if self._games else self.PRIOR_HANDS)
+        for row in rec.hands:
+            key = tuple(row[:4])  # pair_a, pair_b, match_id, orientation
+            got = self._credit.get(key, 0.0)
+            add = min(share, self.HAND_CAP - got)
+            if add > 0:
+                self._credit[key] = got + add
+                step += add
+        for row in rec.matches:
+            step += 1.0 - self._credit.pop(tuple(row[:4]), 0.0)
+            self._hands += row[MatchRow._fields.index("num_hands")]
+            self._games += 1
+        step = min(step, self._bar.total - self._bar.n)  # sums of shares round past the total
+        if step > 0:
+            self._bar.update(step)
+
+    @property
+    def games(self) -> float:
+        """Where the bar stands, in games."""
+        return self._bar.n
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+_BAR_FORMAT = "{l_bar}{bar}| {n:.0f}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
 
 
 def _run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], None]) -> None:
