@@ -213,6 +213,17 @@ def test_the_symmetric_prior_is_one_policy_for_all_six_renamings() -> None:
         np.testing.assert_allclose(renamed, sym[:, action_src], atol=1e-9)
 
 
+def test_the_symmetric_prior_in_chunks_is_the_same_bits() -> None:
+    """The average is worked out a chunk of positions at a time (memory): the same bits."""
+    obs, legal = _card_positions(2100, seed=10)
+    net, _, _ = load_policy(DEFAULT_INIT)
+    whole = symmetric_log_policy(net, obs, legal, chunk=4096)
+    assert len(obs) > 2048
+    np.testing.assert_array_equal(symmetric_log_policy(net, obs, legal, chunk=2048), whole)
+    with pytest.raises(ValueError, match="multiple of 2048"):
+        symmetric_log_policy(net, obs, legal, chunk=1000)
+
+
 def test_a_fit_with_the_suit_symmetry_learns_one_policy_for_the_renamings() -> None:
     """Fitted to targets that favour clubs, the network learns them for clubs only; with
     symmetry "suits" it learns the renamed targets too, so it plays alike in each renaming."""

@@ -119,14 +119,24 @@ def log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def symmetric_log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+def symmetric_log_policy(net, obs: np.ndarray, legal: np.ndarray, chunk: int = 12288) -> np.ndarray:
     """(n, 66) float64: the network's policy averaged over the six renamings of the plain
     suits (fourhundred_env/symmetry.py; the normalised mean of its log-probabilities at each
-    renamed position, mapped back), -inf where illegal."""
-    logp = log_policy(net, stack_renamed(obs), stack_renamed(legal, ACTION_GATHERS))
-    mean = np.where(legal, mean_over_renamings(np.where(np.isfinite(logp), logp, 0.0)), -np.inf)
-    top = mean.max(axis=1, keepdims=True)
-    return mean - top - np.log(np.exp(mean - top).sum(axis=1, keepdims=True))
+    renamed position, mapped back), -inf where illegal. `chunk` positions at a time (a
+    multiple of 2,048, so that the network reads the same batches of renamed rows whatever
+    the chunk): memory stays that of a chunk's six renamings."""
+    if chunk % 2048:
+        raise ValueError(f"chunk={chunk}: expected a multiple of 2048")
+    out = [np.zeros((0, NUM_ACTIONS))]
+    for lo in range(0, len(obs), chunk):
+        part = legal[lo : lo + chunk]
+        logp = log_policy(
+            net, stack_renamed(obs[lo : lo + chunk]), stack_renamed(part, ACTION_GATHERS)
+        )
+        mean = np.where(part, mean_over_renamings(np.where(np.isfinite(logp), logp, 0.0)), -np.inf)
+        top = mean.max(axis=1, keepdims=True)
+        out.append(mean - top - np.log(np.exp(mean - top).sum(axis=1, keepdims=True)))
+    return np.concatenate(out)
 
 
 def search_gain(values: np.ndarray, choice: np.ndarray) -> dict[str, float]:
