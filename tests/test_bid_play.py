@@ -26,7 +26,7 @@ SMALL_BID = BidNetConfig(hidden=16, head=8, head_version=2)
 SMALL_PLAY = NetConfig(hidden=16, layers=1)
 _TINY_EXIT = ["positions=24", "bid_share=0", "num_tables=8", "worlds=2", "bid_worlds=2",
               "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
-              "eval_matches=0", "gate=null", "progress=false"]  # fmt: skip
+              "eval_matches=0", "gate=null", "progress=false", "distill=0"]  # fmt: skip
 
 
 def _parts(tmp_path: Path) -> tuple[Path, Path, Path]:

@@ -44,7 +44,7 @@ from train.exit.targets import fit  # noqa: E402
 
 TINY = ["positions=40", "bid_share=0.25", "bidder=", "num_tables=8", "worlds=2", "bid_worlds=2",
         "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
-        "eval_matches=0", "gate=null", "progress=false"]  # fmt: skip
+        "eval_matches=0", "gate=null", "progress=false", "distill=0"]  # fmt: skip
 
 
 def _weights(path: Path) -> dict:
