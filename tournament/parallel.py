@@ -252,7 +252,7 @@ class GameProgress:
                 step += add
         for row in rec.matches:
             step += 1.0 - self._credit.pop(tuple(row[:4]), 0.0)
-            self._hands += row[MatchRow._fields.index("num_hands")]
+            self._hands += row[_NUM_HANDS]
             self._games += 1
         step = min(step, self._bar.total - self._bar.n)  # sums of shares round past the total
         if step > 0:
@@ -267,6 +267,7 @@ class GameProgress:
         self._bar.close()
 
 
+_NUM_HANDS = MatchRow._fields.index("num_hands")  # rows from workers arrive as plain tuples
 _BAR_FORMAT = "{l_bar}{bar}| {n:.0f}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
 
 

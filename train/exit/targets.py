@@ -13,6 +13,7 @@ from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.observation import OBS_FIELDS, OBS_SCALE
 from fourhundred_env.symmetry import (
     ACTION_GATHERS,
+    NUM_RENAMINGS,
     OBS_GATHERS,
     mean_over_renamings,
     stack_renamed,
@@ -103,6 +104,13 @@ def split(n: int, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[cut:]), np.sort(order[:cut])
 
 
+_BATCH = 4096
+"""Rows the network reads at a time in :func:`log_policy`."""
+_CHUNK_STEP = _BATCH // math.gcd(_BATCH, NUM_RENAMINGS)
+"""Positions whose six renamings fill whole batches: :func:`symmetric_log_policy`'s chunks are
+multiples of it, so that the network reads the same batches whatever the chunk."""
+
+
 def log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """(n, 66) float64 log-probabilities of the network's policy at int8 observations
     (-inf where illegal)."""
@@ -111,22 +119,24 @@ def log_policy(net, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
     out = [np.zeros((0, NUM_ACTIONS))]
     with torch.no_grad():
-        for lo in range(0, len(obs), 4096):
-            logits = net(torch.from_numpy(obs[lo : lo + 4096]).float() * scale)[0].double()
-            mask = torch.from_numpy(legal[lo : lo + 4096])
+        for lo in range(0, len(obs), _BATCH):
+            logits = net(torch.from_numpy(obs[lo : lo + _BATCH]).float() * scale)[0].double()
+            mask = torch.from_numpy(legal[lo : lo + _BATCH])
             logp = torch.log_softmax(torch.where(mask, logits, -torch.inf), -1)
             out.append(logp.numpy())
     return np.concatenate(out)
 
 
-def symmetric_log_policy(net, obs: np.ndarray, legal: np.ndarray, chunk: int = 12288) -> np.ndarray:
+def symmetric_log_policy(
+    net, obs: np.ndarray, legal: np.ndarray, chunk: int = 6 * _CHUNK_STEP
+) -> np.ndarray:
     """(n, 66) float64: the network's policy averaged over the six renamings of the plain
     suits (fourhundred_env/symmetry.py; the normalised mean of its log-probabilities at each
     renamed position, mapped back), -inf where illegal. `chunk` positions at a time (a
-    multiple of 2,048, so that the network reads the same batches of renamed rows whatever
-    the chunk): memory stays that of a chunk's six renamings."""
-    if chunk % 2048:
-        raise ValueError(f"chunk={chunk}: expected a multiple of 2048")
+    multiple of `_CHUNK_STEP`, 2,048, so that the network reads the same batches of renamed
+    rows whatever the chunk): memory stays that of a chunk's six renamings."""
+    if chunk % _CHUNK_STEP:
+        raise ValueError(f"chunk={chunk}: expected a multiple of {_CHUNK_STEP}")
     out = [np.zeros((0, NUM_ACTIONS))]
     for lo in range(0, len(obs), chunk):
         part = legal[lo : lo + chunk]
