@@ -197,6 +197,27 @@ def test_the_progress_bar_moves_with_the_hands_of_games_in_play(tmp_path: Path) 
     assert seen[-1] == (8, pytest.approx(8.0))
 
 
+def test_the_progress_bar_eta_is_the_remaining_games_at_the_average_rate(tmp_path: Path) -> None:
+    """Jobs end in bursts: the ETA is the remaining games at the rate since the start, not a
+    rate smoothed over the latest updates."""
+    cfg = _cfg(tmp_path, matches=4, chunk_matches=4, table_batch=8, flush_seconds=0.0)
+    records: list[Records] = []
+    run_tournament(cfg, on_records=records.append)
+    bar = GameProgress(total=8, initial=0, desc="test")
+    clock = [0.0]
+    bar._bar._time = lambda: clock[0]
+    bar._bar.start_t = bar._bar.last_print_t = 0.0
+    for i, rec in enumerate(records[:-1]):  # a burst at the start, then one a minute
+        clock[0] = 1.0 + i if i < len(records) // 2 else 60.0 * i
+        bar.update(rec)
+    state = bar._bar.format_dict
+    shown = bar._bar.format_meter(**state)
+    assert 0 < state["n"] < 8
+    left = state["elapsed"] / state["n"] * (8 - state["n"])
+    assert f"<{bar._bar.format_interval(left)}," in shown
+    bar.close()
+
+
 # -- resuming ---------------------------------------------------------------------------------
 def test_an_interrupted_run_resumes_without_replaying_finished_games(tmp_path: Path) -> None:
     cfg = _cfg(tmp_path / "r", matches=6, chunk_matches=3, table_batch=3, flush_seconds=0.0)

@@ -225,6 +225,8 @@ class GameProgress:
     stands still (and has no ETA) until a whole batch ends. Each finished hand moves the bar
     by a share of a game, one over the mean hands a game (13 until a game of this run has
     finished), at most `HAND_CAP` of a game before the game ends; the game's end adds the rest.
+    The ETA is the remaining games at the run's average rate since it started (or resumed):
+    jobs end in bursts, and a rate smoothed over the latest updates swings with each burst.
     """
 
     HAND_CAP = 0.9
@@ -233,7 +235,7 @@ class GameProgress:
     def __init__(self, total: int, initial: int, desc: str) -> None:
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, initial=initial, unit="game", desc=desc,
+        self._bar = tqdm(total=total, initial=initial, unit="game", desc=desc, smoothing=0,
                          dynamic_ncols=True, bar_format=_BAR_FORMAT)  # fmt: skip
         self._credit: dict[tuple, float] = {}  # game -> share of a game its hands moved the bar
         self._hands = 0
