@@ -30,8 +30,8 @@ _SYMMETRIC = ("exit.pt",)
 """Bundled networks also offered with ``symmetric=true`` (their policy averaged over the six
 renamings of the plain suits: stronger, at six evaluations a decision in one call)."""
 PRESET_BOTS = {
-    "search:fast": "search over the bundled network for the cards of the last six tricks; "
-    "bidder.pt bids and the network plays the earlier cards",
+    "search:fast": "search over exit.pt for the cards of the last six tricks; bidder.pt bids "
+    "and exit.pt's network plays the earlier cards",
 }
 """Settings of a registered bot offered beside its bare name, with a line describing each."""
 DEFAULT_BOTS = ("search:fast", "neural:exit.pt,symmetric=true", "neural:exit.pt",

@@ -164,8 +164,8 @@ def test_bad_settings_say_what_is_wrong(spec: str, message: str) -> None:
 
 def test_tricks_limits_the_searched_cards_to_the_last_ones(engine, positions) -> None:
     """With tricks=K the cards of the last K tricks are searched as by the full search and the
-    earlier ones are the policy's; search:fast bids as the bundled bidder does, and as the
-    policy with bid_model=policy."""
+    earlier ones are the policy's; search:fast bids as the bundled bidder does, and as its
+    policy, exit.pt, with bid_model=policy."""
     view = seat_view(engine, positions)
     full = make_agent(BASE, engine.rules, seed=4)
     late = make_agent(BASE + ",tricks=6", engine.rules, seed=4)
@@ -184,7 +184,8 @@ def test_tricks_limits_the_searched_cards_to_the_last_ones(engine, positions) ->
     np.testing.assert_array_equal(fast.act(bids), bidder.act(bids))
     assert fast.last_stats["searched"] == 0
     plain = make_agent("search:fast,bid_model=policy", engine.rules, seed=0)
-    np.testing.assert_array_equal(plain.act(bids), policy.act(bids))
+    exit_policy = make_agent("neural:agents/pretrained/exit.pt", engine.rules, seed=0)
+    np.testing.assert_array_equal(plain.act(bids), exit_policy.act(bids))
 
 
 def test_presets_and_overrides() -> None:
@@ -198,8 +199,12 @@ def test_presets_and_overrides() -> None:
     assert bidder["matchwin"] == "matchwin_h1.npz" and bidder["bid_candidates"] == 14
     assert bidder["per_point"] > 0 and SearchSettings().resolved()["per_point"] == 0
     fast, default = SearchSettings(preset="fast").resolved(), SearchSettings().resolved()
-    assert {k for k in fast if fast[k] != default[k]} == {"preset", "bids", "tricks", "bid_model"}
+    changed = {k for k in fast if fast[k] != default[k]}
+    assert changed == {"preset", "model", "bids", "tricks", "bid_model"}
     assert (fast["bids"], fast["tricks"], default["tricks"]) == (False, 6, 13)
+    assert Path(fast["model"]).name == "exit.pt" and Path(default["model"]).name == "selfplay.pt"
+    assert Path(strong["model"]).name == "selfplay.pt"
+    assert SearchSettings(preset="fast", model=MODEL).resolved()["model"] == MODEL
     assert SearchSettings().resolved()["own"] == "policy"
 
 

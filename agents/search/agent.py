@@ -34,9 +34,9 @@ action so far is returned. The budget only binds on a slow or loaded machine; wh
 a decision depends on the machine's speed, not only on the game.
 
 Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
-a move), ``search:fast`` (the defaults for the cards of the last six tricks only, the bundled
-bidder bidding and the policy playing the earlier cards; ``tricks=N`` sets how many,
-``bid_model=policy`` lets the policy bid), ``search:bidder`` (a bidder for heuristic-v1's
+a move), ``search:fast`` (the defaults for the cards of the last six tricks only, over
+``exit.pt``, the bundled bidder bidding and the policy playing the earlier cards;
+``tricks=N`` sets how many, ``bid_model=policy`` lets the policy bid), ``search:bidder`` (a bidder for heuristic-v1's
 card play: ``compose:bid=search:bidder,play=heuristic-v1``; see PRESETS),
 ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
 """
@@ -134,11 +134,12 @@ class SearchAgent(Agent):
             require_card_player,
         )
 
-        net, trained, _ = load_policy(self.settings.model)
-        card_net = require_card_player(net, self.settings.model)
+        self.model = str(c["model"])
+        net, trained, _ = load_policy(self.model)
+        card_net = require_card_player(net, self.model)
         if not same_game(trained, self.rules):
             raise CheckpointError(
-                f"checkpoint {self.settings.model!r} was trained under other rules: "
+                f"checkpoint {self.model!r} was trained under other rules: "
                 f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
             )
         symmetric = self.settings.symmetric
@@ -150,7 +151,7 @@ class SearchAgent(Agent):
         if card_net is not net:
             from agents.neural.agent import NeuralAgent
 
-            self.own_bids = NeuralAgent(self.settings.model, self.rules, seed, net=net,
+            self.own_bids = NeuralAgent(self.model, self.rules, seed, net=net,
                                         symmetric=symmetric != "none")  # fmt: skip
         self.bidder = None  # bids=false: who bids, when not the policy
         if c["bid_model"] not in ("", "policy"):
@@ -367,7 +368,7 @@ register_agent(
     "search over the bundled policy: worlds weighted by the other seats' inferred models "
     "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
     "endgame on request (search, search:strong, search:worlds=N,...); search:fast searches "
-    "the cards of the last six tricks only and bids with bidder.pt; search:bidder bids for "
+    "the cards of the last six tricks only, over exit.pt, and bids with bidder.pt; search:bidder bids for "
     "heuristic-v1's card play (compose:bid=search:bidder,play=heuristic-v1)",
     settings=SearchSettings,
     positional="preset",

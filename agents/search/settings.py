@@ -12,6 +12,7 @@ from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 
 DEFAULT_MODEL = str(Path(__file__).parents[1] / "pretrained" / "selfplay.pt")
+FAST_MODEL = str(Path(__file__).parents[1] / "pretrained" / "exit.pt")
 BUNDLED_BIDDER = str(Path(__file__).parents[1] / "pretrained" / "bidder.pt")
 SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
     "heuristic-v1": (HEURISTIC_V1_PARAMS, False),
@@ -27,8 +28,9 @@ class SearchSettings:
 
     preset: Literal["default", "strong", "fast", "bidder"] = "default"
     """Starting values of every setting left unset (see PRESETS)."""
-    model: str = DEFAULT_MODEL
-    """Policy checkpoint that plays the play-outs and weights the worlds (a neural: path)."""
+    model: str | None = None
+    """Policy checkpoint that plays the play-outs and weights the worlds (a neural: path);
+    unset: the preset's, selfplay.pt (exit.pt for ``fast``)."""
     worlds: int | None = None
     """Worlds scored per decision."""
     candidates: int | None = None
@@ -136,19 +138,23 @@ class SearchSettings:
 
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "default": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
+    "default": dict(model=DEFAULT_MODEL,
+                    worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
                     bids=True, bid_model="policy", bid_candidates=4, bid_worlds=64, top_actions=6,
                     tricks=13, margin=0.0, confidence=1.0, time_per_move=0.5,
                     models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
-    "strong": dict(worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
+    "strong": dict(model=DEFAULT_MODEL,
+                   worlds=128, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=True, bid_model="policy", bid_candidates=5, bid_worlds=256, top_actions=0,
                    tricks=13, margin=0.0, confidence=1.0, time_per_move=1.0,
                    models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
-    "fast": dict(worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
+    "fast": dict(model=FAST_MODEL,
+                 worlds=32, candidates=128, weighting="policy", epsilon=0.05, endgame=0,
                  bids=False, bid_model=BUNDLED_BIDDER, bid_candidates=4, bid_worlds=64,
                  top_actions=6, tricks=6, margin=0.0, confidence=1.0, time_per_move=0.5,
                  models="policy+heuristic-v1", own="policy", matchwin="", per_point=0.0),
-    "bidder": dict(worlds=32, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
+    "bidder": dict(model=DEFAULT_MODEL,
+                   worlds=32, candidates=512, weighting="policy", epsilon=0.05, endgame=0,
                    bids=True, bid_model="policy", bid_candidates=14, bid_worlds=512, top_actions=6,
                    tricks=13, margin=0.0, confidence=0.0, time_per_move=30.0,
                    models="heuristic-v1", own="heuristic-v1", matchwin="matchwin_h1.npz",
@@ -157,9 +163,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 """The presets. ``default`` and ``strong`` take the other seats for the policy or
 heuristic-v1 (inferred in each world), search the bids too, and replace the policy's action
 by a searched one only when it is one standard error better (confidence=1); the exact
-endgame is off. ``strong`` scores more worlds and every legal card. ``fast`` is ``default``
-searching only the cards of the last six tricks, where the search gains most for its time:
-the bundled bidder (``bidder.pt``) bids and the policy plays the earlier cards.
+endgame is off. ``strong`` scores more worlds and every legal card. Both search over
+``selfplay.pt``. ``fast`` is ``default`` searching only the cards of the last six tricks,
+where the search gains most for its time, over ``exit.pt``: the bundled bidder
+(``bidder.pt``) bids and the policy plays the earlier cards.
 
 ``bidder`` searches every legal bid for a seat whose cards heuristic-v1 plays: the other
 seats are taken for heuristic-v1 (their bids weight 8,192 candidate deals, resampled to 512
