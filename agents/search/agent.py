@@ -36,8 +36,9 @@ a decision depends on the machine's speed, not only on the game.
 Specs: ``search`` (the defaults), ``search:strong`` (more worlds, a deeper endgame, up to 1 s
 a move), ``search:fast`` (the defaults for the cards of the last six tricks only, over
 ``exit.pt``, the bundled bidder bidding and the policy playing the earlier cards;
-``tricks=N`` sets how many, ``bid_model=policy`` lets the policy bid), ``search:bidder`` (a bidder for heuristic-v1's
-card play: ``compose:bid=search:bidder,play=heuristic-v1``; see PRESETS),
+``tricks=N`` sets how many, ``bid_model=policy`` lets the policy bid), ``search:bidder``
+(a bidder for heuristic-v1's card play: ``compose:bid=search:bidder,play=heuristic-v1``; see
+PRESETS),
 ``search:worlds=64,endgame=4,model=PATH`` (any setting over the preset).
 """
 
@@ -368,8 +369,9 @@ register_agent(
     "search over the bundled policy: worlds weighted by the other seats' inferred models "
     "(policy or heuristic-v1), play-outs valued by the match-win estimate, bid search, exact "
     "endgame on request (search, search:strong, search:worlds=N,...); search:fast searches "
-    "the cards of the last six tricks only, over exit.pt, and bids with bidder.pt; search:bidder bids for "
-    "heuristic-v1's card play (compose:bid=search:bidder,play=heuristic-v1)",
+    "the cards of the last six tricks only, over exit.pt, and bids with bidder.pt; "
+    "search:bidder bids for heuristic-v1's card play "
+    "(compose:bid=search:bidder,play=heuristic-v1)",
     settings=SearchSettings,
     positional="preset",
 )
