@@ -21,7 +21,7 @@ from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
-from tournament.config import TournamentConfig, TournamentConfigError, load_config
+from tournament.config import TournamentConfig, TournamentConfigError, load_config, spec_files
 from tournament.db import DatabaseMismatchError, ResultsDB
 from tournament.parallel import GameProgress, run_tournament
 from tournament.planning import plan_jobs
@@ -291,6 +291,30 @@ def test_a_database_of_another_tournament_is_refused_unchanged(
     assert _digest(cfg.db_path) == before
     assert not Path(str(cfg.db_path) + "-wal").exists()
     assert run_tournament(other, overwrite=True).games_played == 2  # explicit overwrite works
+
+
+def test_a_search_bots_checkpoints_are_in_the_fingerprint(tmp_path: Path) -> None:
+    """The search's model and bidder, and a compose's parts, are hashed: a tournament notices
+    a changed one on resume; a database written before they were hashed still resumes."""
+    assert [p.name for p in spec_files("search:fast")] == ["exit.pt", "bidder.pt"]
+    assert [p.name for p in spec_files("search:strong")] == ["selfplay.pt"]
+    both = "compose:bid=search:fast,play=neural:agents/pretrained/selfplay.pt"
+    assert [p.name for p in spec_files(both)] == ["exit.pt", "bidder.pt", "selfplay.pt"]
+    model = tmp_path / "model.pt"
+    model.write_bytes(Path("agents/pretrained/selfplay.pt").read_bytes())
+    spec = f"search:model={model}"
+    assert spec_files(spec) == [model]
+    cfg = _cfg(tmp_path, agents=[spec, "random"], matches=1)
+    with ResultsDB(cfg.db_path, cfg.fingerprint()):
+        pass
+    legacy = {**cfg.fingerprint(), "agent_files": {}}
+    model.write_bytes(model.read_bytes() + b"\0")  # the checkpoint changes
+    with pytest.raises(DatabaseMismatchError, match="agent_files"):
+        ResultsDB(cfg.db_path, cfg.fingerprint())
+    with ResultsDB(tmp_path / "legacy.sqlite", legacy):
+        pass
+    with ResultsDB(tmp_path / "legacy.sqlite", cfg.fingerprint()):  # nothing to check against
+        pass
 
 
 def test_a_file_that_is_not_a_results_database_is_refused(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "config_from_mapping",
     "files_digest",
     "load_config",
+    "named_files",
     "spec_files",
 ]
 
@@ -304,9 +305,24 @@ def files_digest(spec: str) -> str | None:
 
 
 def spec_files(spec: str) -> list[Path]:
-    """The files an agent spec names: a checkpoint (``neural:PATH``), or the files on a bot's
-    command line (``cmd:python my_bot.py``): a resumed tournament must play the same ones."""
+    """The files an agent spec names: a checkpoint (``neural:PATH``), the checkpoints a bot
+    plays with (a `files()` of its settings: the search's model and bidder), those of a
+    ``compose:``'s parts, or the files on a bot's command line (``cmd:python my_bot.py``): a
+    resumed tournament must play the same ones."""
+    return [Path(p) for p in named_files(spec) if Path(p).is_file()]
+
+
+def named_files(spec: str) -> list[str]:
+    """The files an agent spec names (see :func:`spec_files`), whether or not they exist."""
     name, text = parse_spec(spec)
+    if name == "compose":
+        from agents.compose import parse_parts
+
+        try:
+            parts = parse_parts(text)
+        except FourHundredError:  # refused when agents are made
+            return []
+        return [p for part in parts.values() for p in named_files(part)]
     if name == "cmd":
         import shlex
 
@@ -318,12 +334,14 @@ def spec_files(spec: str) -> list[Path]:
             return []
         python = Path(sys.executable).resolve()
         # the files of the bot, not the interpreter that runs them (python, node, java...)
-        return [Path(w) for w in words if Path(w).is_file() and Path(w).resolve() != python]
+        return [w for w in words if Path(w).is_file() and Path(w).resolve() != python]
     try:
-        path = getattr(spec_settings(spec), "path", None)
+        settings = spec_settings(spec)
     except FourHundredError:  # an unknown agent or bad settings: refused when agents are made
         return []
-    return [Path(path)] if isinstance(path, str) and Path(path).is_file() else []
+    files = getattr(settings, "files", None)
+    names = files() if callable(files) else [getattr(settings, "path", None)]
+    return [n for n in names if isinstance(n, str)]
 
 
 def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:

@@ -42,11 +42,11 @@ from agents.registry import make_agent
 from fourhundred_env.cards import hand_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.history import HandRecord
-from fourhundred_env.registry import parse_spec, spec_settings
+from fourhundred_env.registry import parse_spec
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
-from tournament.config import files_digest, spec_files
+from tournament.config import files_digest, named_files, spec_files
 from tournament.db import (
     MATCH_COLUMNS,
     DatabaseDamagedError,
@@ -206,7 +206,7 @@ def replay_blocker(info: TournamentInfo, label: str) -> str | None:
     expected = info.agent_files.get(label)
     if expected is not None:
         what = "program" if parse_spec(spec)[0] == "cmd" else "checkpoint"
-        paths = [str(p) for p in spec_files(spec)] or _named_paths(spec)
+        paths = [str(p) for p in spec_files(spec)] or named_files(spec)
         gone = [p for p in paths if not Path(p).is_file()]
         if gone or not paths:
             return f"{label}: its {what} {(gone or paths or [spec])[0]!r} is not there any more"
@@ -236,19 +236,6 @@ def replay_blocker(info: TournamentInfo, label: str) -> str | None:
     finally:
         agent.close()
     return None
-
-
-def _named_paths(spec: str) -> list[str]:
-    """The file a spec's settings name (`path`), whether or not it exists."""
-    path = getattr(_settings(spec), "path", None)
-    return [path] if isinstance(path, str) else []
-
-
-def _settings(label: str) -> Any:
-    try:
-        return spec_settings(label)
-    except FourHundredError:
-        return None
 
 
 # -- reading and checking ------------------------------------------------------------------------

@@ -126,6 +126,13 @@ class SearchSettings:
                 why = " (a negative budget is none)" if name == "time_per_move" else ""
                 raise ConfigError(f"{name}={v}: expected 0 or more{why}")
 
+    def files(self) -> list[str]:
+        """The checkpoints this bot plays with: its model, and its bid_model when that is a
+        file (what a tournament's fingerprint hashes, so that a changed one is noticed)."""
+        c = self.resolved()
+        bidder = c["bid_model"]
+        return [str(c["model"])] + ([str(bidder)] if bidder not in ("", "policy") else [])
+
     def resolved(self) -> dict[str, Any]:
         """Every setting, the unset ones from the preset."""
         out = dict(PRESETS[self.preset])

@@ -146,6 +146,17 @@ def _describe(fp: Mapping[str, Any], key: str) -> str:
     return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
 
 
+def _known_files_only(stored: Mapping[str, Any], fingerprint: Mapping[str, Any]) -> dict:
+    """`fingerprint` with only the agents' files that `stored` recorded: a database written
+    before a bot's files were hashed (the search's checkpoints) holds no digest to check
+    them against, and resumes as it did."""
+    out = dict(fingerprint)
+    known = stored.get("agent_files")
+    if isinstance(known, Mapping) and isinstance(out.get("agent_files"), Mapping):
+        out["agent_files"] = {k: v for k, v in out["agent_files"].items() if k in known}
+    return out
+
+
 def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
     """Raise DatabaseMismatchError unless `path` is absent or holds this tournament.
 
@@ -170,6 +181,7 @@ def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
             "`fourhundred tournament`; choose another --db or --overwrite"
         )
     stored = json.loads(rows["fingerprint"])
+    fingerprint = _known_files_only(stored, fingerprint)
     diffs = [
         f"{key}: database {_describe(stored, key)}, this run {_describe(fingerprint, key)}"
         for key in sorted(set(stored) | set(fingerprint))
