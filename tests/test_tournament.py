@@ -317,6 +317,16 @@ def test_a_search_bots_checkpoints_are_in_the_fingerprint(tmp_path: Path) -> Non
         pass
 
 
+def test_a_bundled_checkpoint_is_hashed_from_any_directory(tmp_path: Path, monkeypatch) -> None:
+    """``neural:agents/pretrained/NAME`` loads the installed copy from any directory: the
+    fingerprint hashes that copy there too."""
+    here = spec_files("neural:agents/pretrained/exit.pt")
+    monkeypatch.chdir(tmp_path)
+    elsewhere = spec_files("neural:agents/pretrained/exit.pt")
+    assert len(here) == len(elsewhere) == 1
+    assert elsewhere[0].read_bytes() == (Path(__file__).parents[1] / here[0]).read_bytes()
+
+
 def test_a_file_that_is_not_a_results_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.sqlite"
     path.write_bytes(b"not a database at all" * 100)

@@ -309,7 +309,10 @@ def spec_files(spec: str) -> list[Path]:
     plays with (a `files()` of its settings: the search's model and bidder), those of a
     ``compose:``'s parts, or the files on a bot's command line (``cmd:python my_bot.py``): a
     resumed tournament must play the same ones."""
-    return [Path(p) for p in named_files(spec) if Path(p).is_file()]
+    from agents.neural.files import resolve_checkpoint
+
+    paths = [resolve_checkpoint(p) for p in named_files(spec)]  # a bundled one from anywhere
+    return [p for p in paths if p.is_file()]
 
 
 def named_files(spec: str) -> list[str]:

@@ -33,7 +33,8 @@ from typing import Any
 
 import torch
 
-from agents.neural.files import archive_problem, model_file_kind
+from agents.neural.files import PRETRAINED as PRETRAINED  # re-exported: tests and callers
+from agents.neural.files import archive_problem, model_file_kind, resolve_checkpoint
 from agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
@@ -50,21 +51,6 @@ bfloat16 is what the search's networks run in."""
 
 class CheckpointError(FourHundredError):
     """A checkpoint that cannot be used: unreadable, corrupt, or made for something else."""
-
-
-PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
-"""The bundled checkpoints (package data of ``agents``)."""
-
-
-def resolve_checkpoint(path: str | Path) -> Path:
-    """`path` as given when it is a file; else ``agents/pretrained/NAME`` (as the bundled
-    configs write it) is the installed package's copy, so those configs work from any
-    directory."""
-    path = Path(path)
-    if path.is_file() or path.is_absolute() or path.parent != Path("agents/pretrained"):
-        return path
-    bundled = PRETRAINED / path.name
-    return bundled if bundled.is_file() else path
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:

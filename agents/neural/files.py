@@ -2,7 +2,7 @@
 unpickled), so that each loader can refuse another library's file by naming the spec that
 plays it: ``neural:model.zip`` says it is a Stable-Baselines3 model (``sb3:``), ``sb3:policy.pt``
 that it is a torch file. :func:`archive_problem` checks a torch file's archive whole before
-torch reads any of it.
+torch reads any of it; :func:`resolve_checkpoint` finds a bundled file from any directory.
 """
 
 from __future__ import annotations
@@ -12,6 +12,19 @@ from pathlib import Path
 from typing import Literal
 
 FileKind = Literal["missing", "sb3", "torch", "manifest", "zip", "other"]
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
+"""The bundled checkpoints (package data of ``agents``)."""
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """`path` as given when it is a file; else ``agents/pretrained/NAME`` (as the bundled
+    configs write it) is the installed package's copy, so those configs work from any
+    directory."""
+    path = Path(path)
+    if path.is_file() or path.is_absolute() or path.parent != Path("agents/pretrained"):
+        return path
+    bundled = PRETRAINED / path.name
+    return bundled if bundled.is_file() else path
 
 
 def model_file_kind(path: str | Path) -> FileKind:
