@@ -118,7 +118,9 @@ def _label(positions: State) -> np.ndarray:
 
 def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Iterator:
     """work(item) of each item, in order: in `config.workers` spawned processes (or Ray
-    tasks with backend ray) each set up by start(*args), or here for 1 local worker."""
+    tasks with backend ray) each set up by start(*args), or here for 1 local worker. A script
+    that calls this (or label_positions) with more than one local worker keeps its own work
+    under ``if __name__ == "__main__":``: each spawned process imports the script again."""
     count = len(items)
     if not count:
         return
