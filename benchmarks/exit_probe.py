@@ -22,7 +22,6 @@ import argparse
 import math
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,8 @@ def read_labels(folders: list[str]) -> dict[str, np.ndarray]:
     """The chunks (chunk_*.npz) of each folder, in order, joined: obs (n, OBS_SIZE) int8,
     legal (n, 66) bool, values (2, n, 66). A folder with none, or a chunk that is not one, is
     refused in one line (FourHundredError)."""
+    from train.exit import read_chunk
+
     parts: list[dict[str, np.ndarray]] = []
     for folder in folders:
         files = sorted(Path(folder).glob("chunk_*.npz"))
@@ -49,21 +50,12 @@ def read_labels(folders: list[str]) -> dict[str, np.ndarray]:
                 "an expert-iteration run keeps in RUN_DIR/labels_K"
             )
         for path in files:
-            try:
-                with np.load(path) as d:
-                    chunk = {k: d[k] for k in ("obs", "legal", "values")}
-            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            chunk = read_chunk(path)
+            if chunk is None:
                 raise FourHundredError(
-                    f"{str(path)!r} is not a chunk of labels ({type(e).__name__}): expected an "
-                    "npz of obs, legal and values as `fourhundred train` writes them"
-                ) from None
-            n = len(chunk["obs"])
-            if (chunk["obs"].shape != (n, OBS_SIZE) or chunk["legal"].shape != (n, NUM_ACTIONS)
-                    or chunk["values"].shape != (2, n, NUM_ACTIONS)):  # fmt: skip
-                raise FourHundredError(
-                    f"{str(path)!r} holds arrays of shapes obs {chunk['obs'].shape}, legal "
-                    f"{chunk['legal'].shape}, values {chunk['values'].shape}: expected (n, "
-                    f"{OBS_SIZE}), (n, {NUM_ACTIONS}) and (2, n, {NUM_ACTIONS})"
+                    f"{str(path)!r} is not a chunk of labels (unreadable, damaged or of other "
+                    f"shapes): expected an npz of obs (n, {OBS_SIZE}), legal (n, {NUM_ACTIONS}) "
+                    f"and values (2, n, {NUM_ACTIONS}) as `fourhundred train` writes them"
                 )
             parts.append(chunk)
     return {k: np.concatenate([p[k] for p in parts], axis=1 if k == "values" else 0)
@@ -188,30 +180,30 @@ def _run(args: argparse.Namespace) -> int:
           f"out; at those the search's best is worth {gain['gain_pp']:+.3f} pp over "
           f"{args.model}'s card, which is its best at {100 * gain['agreement']:.1f}%")  # fmt: skip
     groups = temperature_groups(data["obs"])
-    check = fitted[: min(len(fitted), 20000)]
+    config = ExitConfig(
+        learning_rate=args.learning_rate, epochs=args.epochs, symmetry=args.symmetry
+    )
     rows = []
     for size in wanted:
         t0 = time.perf_counter()
         card.load_state_dict(state)
         part = fitted[:size]
         by_group = fit_temperatures(data["values"][:, part], groups[part], prior[part])
-        fallback = float(np.exp(np.mean(np.log(list(by_group.values())))))
-        temp = np.array([by_group.get(int(g), fallback) for g in groups[part]]) / math.sqrt(2)
+        temp = np.array([by_group[int(g)] for g in groups[part]]) / math.sqrt(2)
         vals = data["values"][:, part]
         pi, v = targets(vals, temp, prior[part])
         terms = (advantages(vals), temp.astype(np.float32), prior[part].astype(np.float32))
-        config = ExitConfig(
-            learning_rate=args.learning_rate, epochs=args.epochs, symmetry=args.symmetry
-        )
         torch.manual_seed(args.seed)
         fit(card, data["obs"][part], data["legal"][part], pi, v, config, seed=args.seed,
             desc=f"fit {size}", value_terms=terms)  # fmt: skip
         card.eval()
-        after = log_policy(card, data["obs"], data["legal"]).argmax(1)
-        h, h_se = worth(data["values"][:, held], after[held], base[held])
-        f, f_se = worth(data["values"][:, part[: len(check)]], after[part[: len(check)]],
-                        base[part[: len(check)]])  # fmt: skip
-        agree = search_gain(data["values"][:, held], after[held])["agreement"]
+        seen = part[:20000]  # the fitted positions judged
+        judged = np.concatenate([held, seen])
+        after = log_policy(card, data["obs"][judged], data["legal"][judged]).argmax(1)
+        after_held, after_seen = after[: len(held)], after[len(held) :]
+        h, h_se = worth(data["values"][:, held], after_held, base[held])
+        f, f_se = worth(data["values"][:, seen], after_seen, base[seen])
+        agree = search_gain(data["values"][:, held], after_held)["agreement"]
         rows.append((size, h, h_se, f, f_se, agree, time.perf_counter() - t0))
     print()
     print(

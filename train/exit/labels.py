@@ -14,7 +14,7 @@ import numpy as np
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import ConfigError
-from fourhundred_env.observation import encode_observation
+from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from train.exit.config import ExitConfig
@@ -147,15 +147,17 @@ def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Ite
         yield from in_processes(items, count, config.workers, start, args, work)
 
 
-def read_chunk(path: Path, size: int) -> dict[str, np.ndarray] | None:
+def read_chunk(path: Path, size: int | None = None) -> dict[str, np.ndarray] | None:
     """A valued chunk saved by an earlier run, or None if it is missing or damaged (it is
-    then valued again)."""
+    then valued again) or does not hold `size` positions (None: any number)."""
     try:
         with np.load(path) as d:
             chunk = {k: d[k] for k in ("obs", "legal", "values")}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    if chunk["values"].shape != (2, size, NUM_ACTIONS) or len(chunk["obs"]) != size:
+    n = len(chunk["obs"]) if size is None else size
+    shapes = (chunk["obs"].shape, chunk["legal"].shape, chunk["values"].shape)
+    if shapes != ((n, OBS_SIZE), (n, NUM_ACTIONS), (2, n, NUM_ACTIONS)):
         return None
     return chunk
 
