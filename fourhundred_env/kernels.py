@@ -473,7 +473,7 @@ def step(s: np.ndarray, actions: np.ndarray, active: np.ndarray, validate: bool,
 @helper
 def throw_in(t: np.ndarray) -> None:
     """End table record `t`'s hand unplayed: no points for anyone, the deal passes to the
-    left, phase HAND_OVER."""
+    right (the next seat), phase HAND_OVER."""
     t["thrown_in"] = 1
     for seat in range(4):
         t["hand_points"][seat] = 0

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from fourhundred_env.history import HandRecord
-from fourhundred_env.rules import Rules
+from fourhundred_env.rules import Rules, bids_total
 
 
 class TableLike(Protocol):
@@ -64,8 +64,11 @@ def score_sheet(history: Sequence[HandRecord], rules: Rules | None = None) -> st
         if h.redeal_seat is not None:
             notes.append(f"S{h.redeal_seat} asked for a redeal")
         elif h.thrown_in:
-            total = sum(b or 0 for b in h.bids)
-            notes.append(f"thrown in (bids {total} < {h.required_total})")
+            if rules.five_to_run:
+                notes.append("thrown in (no bid of 5 or more)")
+            else:
+                total = bids_total([b or 0 for b in h.bids], rules)
+                notes.append(f"thrown in (bids {total} < {h.required_total})")
         if h.claim is not None:
             notes.append(f"S{h.claim[0]} claimed {h.claim[1]}")
         for seat in h.forfeits:

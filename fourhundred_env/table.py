@@ -41,6 +41,7 @@ from fourhundred_env.record_data import GameRecord
 from fourhundred_env.record_replay import replayed, table_record
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
+from fourhundred_env.rules import min_bid as _min_bid
 from fourhundred_env.rules import required_total as _required_total
 
 
@@ -207,8 +208,11 @@ class Table:
         return _required_total(self.scores, self.rules)
 
     def min_bid(self, seat: int) -> int:
-        """Lowest bid `seat` may make in the current hand."""
-        return int(self.state.min_bid[0, self._seat(seat)])
+        """Lowest bid `seat` may make in the hand being bid (or in the next hand, between
+        hands)."""
+        if self.state.phase[0] <= Phase.PLAY:
+            return int(self.state.min_bid[0, self._seat(seat)])
+        return _min_bid(self.scores[self._seat(seat)], self.rules)
 
     def hand(self, seat: int) -> list[str]:
         """Cards `seat` still holds, as text, sorted for display."""

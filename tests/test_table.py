@@ -93,6 +93,33 @@ def test_golden_thrown_in_and_redeal_hands() -> None:
     assert "thrown in (bids 11 < 12)" in sheet and "S2 asked for a redeal" in sheet
 
 
+def test_between_hands_the_minimum_bid_is_the_next_hands() -> None:
+    """S1 (25) bids 13 with every heart and makes it: 65, so its next minimum is 6. Its
+    partner S3 misses and is at -2, so the match goes on; the table and its picture say 6
+    before the next deal as after it."""
+    t = Table(dealer=3, scores=(0, 25, 0, 0))
+    t.deal(hands=[SPADES, HEARTS, DIAMONDS, CLUBS])
+    assert t.min_bid(1) == 2
+    for bid in ("2", "13", "2", "2"):
+        t.act(bid)
+    play_out(t)
+    assert t.phase == "hand_over" and t.scores == (-2, 65, -2, -2)
+    assert [t.min_bid(seat) for seat in range(4)] == [2, 6, 2, 2]
+    assert "min bid  6" in t.render()
+    t.deal()
+    assert t.to_play == 1 and t.min_bid(1) == 6 and t.legal()[0] == "6"
+
+
+def test_score_sheet_says_why_a_five_to_run_hand_was_thrown_in() -> None:
+    t = Table(rules=Rules(five_to_run=True), dealer=3)
+    t.deal(hands=[SPADES, HEARTS, DIAMONDS, CLUBS])
+    for bid in ("4", "4", "4", "4"):  # 16 tricks bid, but nobody 5 or more
+        t.act(bid)
+    assert t.phase == "hand_over" and t.history[-1].thrown_in
+    sheet = t.score_sheet()
+    assert "thrown in (no bid of 5 or more)" in sheet and "bids 16" not in sheet
+
+
 def test_redeal_needs_a_hand_without_pictures_and_the_flag() -> None:
     t = Table(dealer=3)
     t.deal(hands=[SPADES, HEARTS, DIAMONDS, CLUBS])
