@@ -598,6 +598,22 @@ def test_job_plan_depends_on_the_config_only() -> None:
     assert plan_jobs(cfg, done)[0].games == ((0, 1), (1, 0))
 
 
+@pytest.mark.parametrize("agents", [["heuristic", "random"], ["heuristic", "heuristic-v1"]])
+def test_every_seat_has_an_agent_instance_of_its_own(agents) -> None:
+    """RULES.md: two seats are never served by one instance that could pass hidden
+    information, partners included, and the same spec on both sides is two sets of four."""
+    from tournament.runner import close_agents, make_job_agents
+
+    cfg = load_config(None, {"agents": agents, "matches": 1})
+    job = plan_jobs(cfg)[0]
+    made = make_job_agents(job)
+    try:
+        assert [len(side) for side in made] == [4, 4]
+        assert len({id(agent) for side in made for agent in side}) == 8
+    finally:
+        close_agents(made)
+
+
 # -- report and command line ----------------------------------------------------------------
 def test_report_numbers_and_files(tmp_path: Path) -> None:
     # two worker processes: the rows, the time histogram included, cross a process boundary
