@@ -50,6 +50,15 @@ def kind(request, monkeypatch) -> str:
     return request.param
 
 
+def _probe(bot: ExternalAgent, seconds: float = 30.0) -> str:
+    """The bot's "probe ..." stderr line, waited for: a thread reads the bot's stderr, and on a
+    loaded machine it may not yet have read a line the bot wrote before its first answer."""
+    deadline = time.monotonic() + seconds
+    while "probe " not in (tail := bot.stderr_tail()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return tail.rpartition("probe ")[2]
+
+
 def _play_moves(bot: ExternalAgent, steps: int, hard: float | None = None, tables: int = 2):
     """`steps` decisions at `tables` tables; asserts every action legal and no failure."""
     engine = Engine(Rules())
@@ -116,7 +125,7 @@ def test_a_prying_bot_sees_no_database_out_dir_parent_or_network(
     assert bot.sandbox_kind == kind
     try:
         _play_moves(bot, 20)
-        probe = bot.stderr_tail().rpartition("probe ")[2]
+        probe = _probe(bot)
     finally:
         bot.close()
         listener.close()
@@ -137,7 +146,7 @@ def test_the_same_bot_unconfined_sees_everything(tmp_path: Path) -> None:
     bot = ExternalAgent(command, Rules(), seed=1)
     try:
         _play_moves(bot, 2)
-        probe = bot.stderr_tail().rpartition("probe ")[2]
+        probe = _probe(bot)
     finally:
         bot.close()
         listener.close()
