@@ -32,7 +32,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
-from fourhundred_env.game_record import write_record
+from fourhundred_env.game_record import record_target, write_record
 from fourhundred_env.registry import NoSettings, make_agent, parse_spec, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
@@ -270,12 +270,7 @@ def play_match(
     """
     rules = rules if rules is not None else Rules()
     if record is not None:
-        folder = Path(record).parent
-        if not folder.is_dir():
-            raise FourHundredError(
-                f"record {str(record)!r}: the folder {str(folder)!r} does not exist: expected "
-                "a file in an existing folder"
-            )
+        record_target(record)  # a place a record must not go is refused before play
     if seat not in (0, 1, 2, 3):
         raise FourHundredError(f"seat={seat!r}: expected 0, 1, 2 or 3")
     others = [s for s in range(4) if s != seat]

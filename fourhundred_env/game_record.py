@@ -46,6 +46,7 @@ __all__ = [
     "decisions",
     "parse_record",
     "read_record",
+    "record_target",
     "write_record",
 ]
 
@@ -94,6 +95,41 @@ def read_record(path: str | Path) -> GameRecord:
         raise RecordError(f"{path}: {e}") from None
 
 
+def record_target(path: str | Path) -> Path:
+    """The file :func:`write_record` writes for `path` (the file a link points to, so that the
+    link stays a link). A place it must not write is refused in one line (RecordError) and
+    left as it was: a missing folder, a folder, a device or a pipe, or an existing file that
+    is not a game record (a results database or a checkpoint given as the record's name)."""
+    path = Path(path)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise RecordError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if target.is_dir():
+        raise RecordError(f"cannot write {str(path)!r}: it is a folder: expected a file name")
+    if target.exists() and not target.is_file():
+        raise RecordError(
+            f"cannot write {str(path)!r}: it is not a regular file (a device or a pipe): "
+            "expected a file name"
+        )
+    if target.is_file() and target.stat().st_size and not _looks_like_record(target):
+        raise RecordError(
+            f"{str(path)!r} exists and is not a game record: expected a new file name or a "
+            "record to replace (the file is left as it was)"
+        )
+    return target
+
+
+def _looks_like_record(path: Path) -> bool:
+    """Whether the file's first bytes name the record format (text or JSON)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return b"fourhundred-record" in head.lower()
+
+
 def write_record(record: GameRecord, path: str | Path) -> Path:
     """Write `record` to `path`, JSON for a ``.json`` suffix, else text (``.400``, ``.txt``):
     whole or not at all (a temporary file renamed over `path`). Returns the path."""
@@ -101,9 +137,8 @@ def write_record(record: GameRecord, path: str | Path) -> Path:
         raise RecordError(f"write_record: {short(record)}: expected a GameRecord")
     path = Path(path)
     text = record.to_json() if path.suffix.lower() == ".json" else record.to_text()
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise RecordError(f"cannot write {str(path)!r}: the folder {str(folder)!r} does not exist")
+    target = record_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
     except OSError as e:
@@ -116,7 +151,7 @@ def write_record(record: GameRecord, path: str | Path) -> Path:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o644 & ~umask)  # as any new file (mkstemp's is private)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise RecordError(f"cannot write {str(path)!r}: {e.strerror}") from None

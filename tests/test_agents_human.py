@@ -166,6 +166,16 @@ def test_play_writes_a_game_record_that_replays(monkeypatch, capsys, tmp_path) -
     missing = tmp_path / "no" / "match.400"
     assert cli_main(["play", "--seed", "5", "--record", str(missing)]) == 2
     assert "the folder" in capsys.readouterr().err
+    # a file that is not a record is refused before the first hand, and left as it was
+    db = tmp_path / "results.sqlite"
+    db.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert cli_main(["play", "--seed", "5", "--record", str(db)]) == 2
+    out, err = capsys.readouterr()
+    assert "exists and is not a game record" in err and "Your bid" not in out
+    assert db.read_bytes() == b"SQLite format 3\x00" + bytes(100)
+    assert cli_main(["play", "--seed", "5", "--record", str(tmp_path)]) == 2
+    assert "it is a folder" in capsys.readouterr().err
 
 
 def test_play_quits_cleanly_and_rejects_bad_setups(monkeypatch, capsys) -> None:

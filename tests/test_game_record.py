@@ -358,6 +358,41 @@ def test_files_by_suffix_and_errors_name_the_file(tmp_path: Path) -> None:
         read_record(tmp_path / "nothing.400")
 
 
+def test_a_record_is_not_written_over_what_is_not_a_record(tmp_path: Path) -> None:
+    """A results database, a checkpoint, a folder or a pipe given as a record's name is
+    refused in one line and left as it was; a record (or an empty file) is replaced, and a
+    link is written through, staying a link."""
+    import os
+    import sqlite3
+
+    record = parse_record(GOLDEN)
+    db = tmp_path / "results.sqlite"
+    sqlite3.connect(db).execute("CREATE TABLE meta (key TEXT)").connection.commit()
+    weights = tmp_path / "policy.pt"
+    weights.write_bytes(b"PK\x03\x04" + bytes(range(256)))
+    for path in (db, weights):
+        before = path.read_bytes()
+        with pytest.raises(RecordError, match="exists and is not a game record"):
+            write_record(record, path)
+        assert path.read_bytes() == before
+    with pytest.raises(RecordError, match="it is a folder"):
+        write_record(record, tmp_path)
+    os.mkfifo(tmp_path / "pipe.400")
+    with pytest.raises(RecordError, match="not a regular file"):
+        write_record(record, tmp_path / "pipe.400")
+    (tmp_path / "empty.400").write_text("")
+    old = write_record(
+        parse_record(_golden("bids: 2 2 7 3", "bids: 2 2 7 3")), tmp_path / "old.400"
+    )
+    for path in (tmp_path / "empty.400", old):
+        write_record(record, path)
+        assert read_record(path) == record
+    (tmp_path / "link.400").symlink_to(tmp_path / "real.400")
+    write_record(record, tmp_path / "link.400")
+    assert (tmp_path / "link.400").is_symlink() and read_record(tmp_path / "real.400") == record
+    assert not list(tmp_path.glob(".*part"))
+
+
 # -- the command line -------------------------------------------------------------------------
 def test_cli_check_show_and_convert(tmp_path: Path, capsys) -> None:
     path = tmp_path / "golden.400"
@@ -429,6 +464,11 @@ def test_cli_export_writes_records_that_give_the_stored_scores(small_db: Path, t
     assert read_record(tmp_path / "one.json") == read_record(tmp_path / "m.game1.400")
     assert main(["record", "export", str(small_db), "--match", "7"]) == 2
     assert "0 pairings have a finished match 7" in capsys.readouterr().err
+    before = small_db.read_bytes()  # the database given as the record's name
+    argv = ["record", "export", str(small_db), "--match", "0", "--game", "0", "-o", str(small_db)]
+    assert main(argv) == 2
+    assert "exists and is not a game record" in capsys.readouterr().err
+    assert small_db.read_bytes() == before
 
 
 def test_cli_export_of_a_match_that_does_not_replay_says_why(small_db: Path, tmp_path: Path, capsys) -> None:  # fmt: skip
