@@ -115,6 +115,73 @@ def test_a_damaged_database_is_refused_in_one_line_and_left_unchanged(
     assert not lock_path(cfg.db_path).exists()
 
 
+def _edited_copy(db: Path, path: Path, sql: str) -> Path:
+    path.write_bytes(db.read_bytes())
+    con = sqlite3.connect(path)
+    con.executescript(sql)
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("UPDATE meta SET value = '{not json' WHERE key = 'fingerprint'",
+         "no readable tournament fingerprint"),
+        ("UPDATE meta SET value = '{}' WHERE key = 'fingerprint'",
+         "no readable tournament fingerprint (missing agents"),
+        ("DROP TABLE hands", "is damaged (no such table: hands)"),
+    ],
+)  # fmt: skip
+def test_a_database_with_a_damaged_fingerprint_or_a_lost_table_is_refused_by_every_command(
+    tmp_path: Path, capsys, sql: str, message: str
+) -> None:
+    """The writer (a resume, a ladder) refuses what the reports refuse, before writing."""
+    cfg = _cfg(tmp_path)
+    run_tournament(cfg)
+    db = _edited_copy(cfg.db_path, tmp_path / "edited.sqlite", sql)
+    before = _digest(db)
+    out = str(tmp_path / "out")
+    for argv in (
+        ["tournament", *ARGS, "--db", str(db), "--out", out],
+        ["tournament", "--report-only", "--db", str(db), "--out", out],
+        ["ladder", "add", "random", "--db", str(db), "--matches", "1", "--workers", "1",
+         "--no-progress", "--bootstrap", "0"],
+        ["ladder", "report", "--db", str(db)],
+        ["ladder", "remove", "--db", str(db), "minbid"],
+        ["plot", str(db), "--out", out],
+    ):  # fmt: skip
+        capsys.readouterr()
+        assert cli_main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], (argv, err)
+    assert _digest(db) == before
+
+
+def test_another_programs_database_is_not_taken_for_a_new_one(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "theirs.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE foo (x INTEGER)")
+    con.commit()
+    con.close()
+    before = _digest(db)
+    for argv in (
+        ["tournament", *ARGS, "--db", str(db), "--out", str(tmp_path / "out")],
+        ["ladder", "add", "random", "--db", str(db), "--matches", "1", "--workers", "1",
+         "--no-progress", "--bootstrap", "0"],
+        ["ladder", "remove", "--db", str(db), "random"],
+    ):  # fmt: skip
+        capsys.readouterr()
+        assert cli_main(argv) == 2, argv
+        assert "not a fourhundred tournament database" in capsys.readouterr().err
+    assert _digest(db) == before
+    blank = tmp_path / "blank.sqlite"  # a file with no tables: no ladder to retire from
+    sqlite3.connect(blank).execute("VACUUM").connection.close()
+    assert cli_main(["ladder", "remove", "--db", str(blank), "random"]) == 2
+    assert "no ladder at" in capsys.readouterr().err
+    assert not sqlite3.connect(blank).execute("SELECT name FROM sqlite_master").fetchall()
+
+
 def test_a_write_left_half_done_by_a_killed_run_is_rolled_back_by_the_next_writer(
     tmp_path: Path,
 ) -> None:

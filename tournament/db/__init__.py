@@ -53,6 +53,7 @@ from tournament.db.checks import (
     check_fingerprint,
     check_schema,
     is_blank,
+    read_fingerprint,
     read_meta,
     recover_interrupted_write,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "encode_moves",
     "is_blank",
     "lock_path",
+    "read_fingerprint",
     "read_meta",
     "recover_interrupted_write",
     "row_damage",

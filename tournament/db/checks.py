@@ -91,17 +91,58 @@ def read_meta(path: Path) -> dict[str, str]:
         if problems != ["ok"]:
             raise damaged_error(path, f"integrity check: {'; '.join(problems)[:300]}")
         try:
-            return dict(con.execute("SELECT key, value FROM meta").fetchall())
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as e:
             raise _not_a_tournament(path, e) from None
+        if "fingerprint" in meta or "ladder" in meta:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            for table in CORE_TABLES:
+                if table not in tables:  # a writer would make it again, empty
+                    raise damaged_error(path, f"no such table: {table}")
+        return meta
     finally:
         con.close()
+
+
+CORE_TABLES = ("hands", "matches")
+"""Tables every tournament or ladder database has had since the first schema."""
+OWN_TABLES = frozenset(
+    {"meta", "hands", "matches", "move_times", "events", "sqlite_sequence",
+     "ladder_bots", "ladder_events", "ladder_pairings"}
+)  # fmt: skip
+"""Every table a fourhundred results database holds (a file with others is another
+program's)."""
+
+
+def read_fingerprint(path: Path, meta: Mapping[str, str]) -> dict[str, Any]:
+    """The tournament fingerprint in a database's `meta`, checked: a JSON object naming the
+    agents (a list), the rules (a mapping), the seed and max_hands (integers).
+    DatabaseDamagedError in one line when it is not."""
+    try:
+        fp = json.loads(meta["fingerprint"])
+        if not isinstance(fp, dict):
+            raise TypeError(f"a {type(fp).__name__}, not an object")
+        missing = [k for k in ("agents", "rules", "seed", "max_hands") if k not in fp]
+        if missing:
+            raise KeyError(", ".join(missing))
+        if not isinstance(fp["agents"], list) or not isinstance(fp["rules"], dict):
+            raise TypeError("agents or rules of the wrong kind")
+        int(fp["seed"]), int(fp["max_hands"])
+    except (KeyError, TypeError, ValueError) as e:
+        why = f"missing {e.args[0]}" if isinstance(e, KeyError) else str(e).splitlines()[0]
+        raise DatabaseDamagedError(
+            f"database {str(path)!r} has no readable tournament fingerprint ({why[:200]}); it "
+            "was left as it is: expected one written by `fourhundred tournament` or "
+            "`fourhundred ladder`"
+        ) from None
+    return fp
 
 
 def is_blank(path: Path) -> bool:
     """True when the file at `path` holds no tournament yet: empty, or only tables with no
     fingerprint and no rows (a run killed as it created the file, or one of an earlier
-    version killed between its schema and its fingerprint). A writer takes it as new."""
+    version killed between its schema and its fingerprint). A writer takes it as new; a file
+    with tables of another program is not blank."""
     if not path.is_file():
         return False
     if path.stat().st_size == 0:
@@ -112,6 +153,8 @@ def is_blank(path: Path) -> bool:
         return False
     try:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables - OWN_TABLES:  # another program's database
+            return False
         if (
             "meta" in tables
             and con.execute("SELECT 1 FROM meta WHERE key IN ('fingerprint', 'ladder')").fetchall()
@@ -180,7 +223,7 @@ def check_fingerprint(path: Path, fingerprint: Mapping[str, Any]) -> bool:
             f"database {str(path)!r} has no tournament fingerprint: expected one written by "
             "`fourhundred tournament`; choose another --db or --overwrite"
         )
-    stored = json.loads(rows["fingerprint"])
+    stored = read_fingerprint(path, rows)
     fingerprint = _known_files_only(stored, fingerprint)
     diffs = [
         f"{key}: database {_describe(stored, key)}, this run {_describe(fingerprint, key)}"

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tournament.db.checks import DatabaseMismatchError
+from tournament.db.checks import DatabaseMismatchError, read_fingerprint
 from tournament.db.results import ResultsDB
 
 __all__ = [
@@ -214,7 +214,7 @@ def _tournament_as_ladder(db: ResultsDB, meta: Mapping[str, str]) -> Ladder:
             f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
             "`fourhundred tournament` or `fourhundred ladder`"
         )
-    fp = json.loads(meta["fingerprint"])
+    fp = read_fingerprint(db.path, meta)
     labels = sorted(fp["agents"])
     (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
     matches = int(top) + 1 if top is not None else 1

@@ -349,7 +349,7 @@ def remove_bots(db_path: str | Path, names: Sequence[str]) -> int:
     """Retire the bots `names` (labels, or specs of the versions on the ladder): they play no
     more games; theirs stay, and so do their ratings. Returns the event written."""
     path = Path(db_path)
-    if not path.is_file():
+    if not path.is_file() or is_blank(path):
         raise LadderError(f"ladder remove: no ladder at {str(path)!r}: expected its --db file")
     if not names:
         raise LadderError("ladder remove: expected one or more bots")

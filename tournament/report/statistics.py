@@ -21,6 +21,7 @@ from tournament.db import (
     ReadOnlyResults,
     ResultsDB,
     check_values,
+    read_fingerprint,
     time_bin_edge,
 )
 from tournament.db.ladder import recorded_pairings
@@ -380,7 +381,7 @@ def config_from_db(db: ResultsDB) -> TournamentConfig:
             f"database {str(db.path)!r} has no tournament fingerprint: expected one written by "
             "`fourhundred tournament`"
         )
-    fp = json.loads(meta["fingerprint"])
+    fp = read_fingerprint(db.path, meta)
     (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
     (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
     anchor = json.loads(meta["ladder"]).get("anchor") if "ladder" in meta else None
