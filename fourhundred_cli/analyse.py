@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         raise FourHundredError(f"--top {args.top}: expected 0 or more mistakes to show")
     if not args.noise >= 0:
         raise FourHundredError(f"--noise {args.noise}: expected 0 or more standard errors")
+    if args.json is not None and Path(args.json).is_dir():
+        raise FourHundredError(f"--json {args.json!r} is a folder: expected a file name")
     if args.json is not None and not Path(args.json).parent.is_dir():
         raise FourHundredError(
             f"--json {args.json!r}: the folder {str(Path(args.json).parent)!r} does not exist"

@@ -53,8 +53,14 @@ def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
     from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text
+    from fourhundred_cli.common import check_seed, writable_file
     from fourhundred_env.rules import Rules
 
+    check_seed(args.seed)
+    if args.deal_seed is not None:
+        check_seed(args.deal_seed, "--deal-seed")
+    if args.plot:
+        writable_file(args.plot, "--plot")
     rules = Rules.preset(args.rules)
     scores = _ints(args.scores, "--scores")
     if args.hand is not None:

@@ -43,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
+    from fourhundred_cli.common import check_seed, writable_folder
     from fourhundred_env.errors import FourHundredError
 
     for name in ("tables", "rounds", "deals", "workers"):
@@ -50,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
             raise FourHundredError(f"--{name} {getattr(args, name)}: expected at least 1")
     if args.matches < 0:
         raise FourHundredError(f"--matches {args.matches}: expected 0 or more")
+    check_seed(args.seed)
+    if args.report:
+        writable_folder(args.out, "--out")
     if args.report:
         return _report(args)
     from train.evaluate import compare_bidders

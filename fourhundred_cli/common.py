@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fourhundred_env.errors import FourHundredError
 
 
@@ -9,3 +11,28 @@ def check_seed(seed: int | None, flag: str = "--seed") -> None:
     """A seed is an integer of 0 or more (the one rule in every subcommand and config)."""
     if seed is not None and seed < 0:
         raise FourHundredError(f"{flag} {seed}: expected a seed of 0 or more")
+
+
+def writable_folder(folder: str | Path, flag: str) -> None:
+    """Create `folder` now and try a write there, so that an output an option names that
+    cannot be written (a file where a folder is expected, no permission) is one line before
+    the work rather than a traceback after it."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        probe = Path(folder) / ".fourhundred-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise FourHundredError(
+            f"{flag} {str(folder)!r}: cannot write there ({e.strerror or e}): expected a "
+            "writable folder"
+        ) from None
+
+
+def writable_file(path: str | Path, flag: str) -> None:
+    """`path` can be written as a file: its folder is made now (as the writer would) and
+    can be written, and `path` is not a folder (one line otherwise, before the work)."""
+    path = Path(path)
+    writable_folder(path.parent if str(path.parent) else Path("."), flag)
+    if path.is_dir():
+        raise FourHundredError(f"{flag} {str(path)!r} is a folder: expected a file name")

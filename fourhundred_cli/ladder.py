@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fourhundred_cli.common import check_seed
+from fourhundred_cli.common import check_seed, writable_folder
 from fourhundred_env.errors import FourHundredError
 
 NAME = "ladder"
@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         from tournament.ladder.play import add_bots
 
         check_seed(args.seed)
+        if args.out:
+            writable_folder(args.out, "--out")
         try:
             s = add_bots(
                 args.db, args.specs, args.matches, seed=args.seed, rules=args.rules,

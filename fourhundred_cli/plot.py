@@ -11,6 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
+from fourhundred_cli.common import writable_folder
 from fourhundred_env.errors import FourHundredError
 
 NAME = "plot"
@@ -66,6 +67,7 @@ def _run(args: argparse.Namespace) -> int:
 
         db = dbs[0]
         out = Path(args.out) if args.out else db.parent / "plots"
+        writable_folder(out, "--out")
         written = write_tournament_plots(db, out)
     else:
         if args.smoothing is not None and not 0.0 <= args.smoothing < 1.0:
@@ -79,6 +81,7 @@ def _run(args: argparse.Namespace) -> int:
             out = runs[0].path / "plots"
         else:
             out = Path(os.path.commonpath([r.path.resolve() for r in runs])) / "plots"
+        writable_folder(out, "--out")
         written = write_training_plots(runs, out, smoothing=args.smoothing)
         print(f"{len(runs)} run(s): " + ", ".join(str(r.path) for r in runs))
         names = {p.name for p in written}

@@ -7,7 +7,7 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from fourhundred_cli.common import check_seed
+from fourhundred_cli.common import check_seed, writable_folder
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 
@@ -159,7 +159,11 @@ def run(args: argparse.Namespace) -> int:
         if args.config is None and overrides.get("agents") is None:
             overrides["agents"] = list(DEFAULT_AGENTS)
         cfg = load_config(args.config, overrides)
-    _writable_folder(cfg.out_dir, "--out")
+    writable_folder(cfg.out_dir, "--out")
+    if cfg.tensorboard:
+        writable_folder(cfg.tensorboard, "--tensorboard")
+    if args.plots:
+        writable_folder(args.plots, "--plots")
     if not args.report_only:
         try:
             summary = run_tournament(cfg, overwrite=args.overwrite)
@@ -257,19 +261,3 @@ def _key(cfg: Any, key: str) -> Any:
     if key == "rules":
         return cfg.effective_rules.name
     return getattr(cfg, key)
-
-
-def _writable_folder(folder: str, flag: str) -> None:
-    """Create `folder` (the report's) now, so that an unwritable one is one line before any
-    game is played rather than a traceback after the last."""
-    from pathlib import Path
-
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        probe = Path(folder) / ".fourhundred-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise FourHundredError(
-            f"{flag} {folder!r}: cannot write there ({e.strerror or e}): expected a writable folder"
-        ) from None

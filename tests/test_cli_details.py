@@ -40,6 +40,8 @@ def test_every_subcommand_prints_its_help(command: str, capsys) -> None:
         ["tournament", "--agents", "heuristic", "random", "--seed", "-3"],
         ["match", "--seed", "-3"],
         ["play", "--seed", "-3"],
+        ["bid-eval", "heuristic", "--tables", "2", "--rounds", "1", "--seed", "-3"],
+        ["bid-analyse", "heuristic", "--deal-seed", "1", "--worlds", "2", "--seed", "-3"],
     ],
 )
 def test_a_negative_seed_is_one_line_and_writes_nothing(
@@ -50,6 +52,38 @@ def test_a_negative_seed_is_one_line_and_writes_nothing(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "-3" in err[0] and "expected a seed of 0 or more" in err[0], err
     assert not (tmp_path / "t" / "results.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--agents", "heuristic", "random", "--matches", "1", "--workers", "1",
+         "--no-progress", "--tensorboard", "{file}", "--out", "{dir}/t"],
+        ["tournament", "--agents", "heuristic", "random", "--matches", "1", "--workers", "1",
+         "--no-progress", "--plots", "{file}", "--out", "{dir}/t"],
+        ["ladder", "add", "heuristic", "random", "--db", "{dir}/t/l.sqlite", "--matches", "1",
+         "--workers", "1", "--no-progress", "--out", "{file}"],
+        ["bid-eval", "heuristic", "--report", "--deals", "1", "--matches", "0", "--out", "{file}"],
+        ["bid-analyse", "heuristic", "--deal-seed", "1", "--worlds", "2", "--plot", "{file}/x.png"],
+        ["analyse", "examples/records/evening.400", "--agent", "heuristic", "--json", "{dir}"],
+    ],
+)  # fmt: skip
+def test_an_output_that_cannot_be_written_is_one_line_before_the_work(
+    argv, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A file where a folder is expected (or a folder where a file is) is refused before any
+    game is played or position analysed, and nothing is written."""
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "afile").write_text("mine")
+    argv = [a.replace("{file}", str(tmp_path / "afile")).replace("{dir}", str(tmp_path))
+            for a in argv]  # fmt: skip
+    assert cli_main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "expected a" in lines[0], lines
+    assert "games played" not in out
+    assert not any((tmp_path / "t" / name).exists() for name in ("results.sqlite", "l.sqlite"))
+    assert (tmp_path / "afile").read_text() == "mine"
 
 
 @pytest.mark.parametrize(
