@@ -241,6 +241,7 @@ def analyse_bid(
 ) -> BidAnalysis:
     """Analyse the bid of `pos.seat` by the agent `bidder` (see the module docstring)."""
     from agents.search.pimc import determinize
+    from agents.search.settings import MAX_WORLDS
     from agents.value.match_value import hand_value_change
     from agents.value.matchwin import MatchWin
     from fourhundred_env.registry import make_agent
@@ -248,6 +249,8 @@ def analyse_bid(
     rules = rules or Rules()
     if worlds < 2:
         raise FourHundredError(f"worlds={worlds}: expected at least 2")
+    if worlds > MAX_WORLDS:
+        raise FourHundredError(f"worlds={worlds}: expected at most {MAX_WORLDS:,}")
     engine = Engine(rules)
     state = start(engine, pos)
     view: SeatView = seat_view(engine, state)

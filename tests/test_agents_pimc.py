@@ -112,7 +112,8 @@ def test_pimc_decides_each_position_alone_whatever_the_batch() -> None:
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("pimc:worlds=0", "worlds=0: expected at least 1"),
+        ("pimc:worlds=0", "worlds=0: expected 1 to 65,536"),
+        ("pimc:worlds=100000", "worlds=100000: expected 1 to 65,536"),
         ("pimc:depth=2", r"'pimc:depth=2': unknown key\(s\) \['depth'\]: expected some of"),
         ("pimc:worlds=many", "'pimc:worlds=many': worlds='many': expected an integer"),
         ("pimc:base=nobody", "unknown agent 'nobody'"),

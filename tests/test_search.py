@@ -132,7 +132,10 @@ def test_hidden_cards_never_change_a_decision(engine, positions, small) -> None:
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("search:worlds=0", "worlds=0: expected at least 1"),
+        ("search:worlds=0", "worlds=0: expected 1 to 65,536"),
+        ("search:worlds=1e9", "worlds=1000000000: expected 1 to 65,536"),
+        ("search:candidates=100000", "candidates=100000: expected 1 to 65,536"),
+        ("search:bidder,bid_worlds=70000", "bid_worlds=70000: expected 1 to 65,536"),
         ("search:depth=2", r"'search:depth=2': unknown key\(s\) \['depth'\]: expected some of"),
         ("search:time_per_move=-1", "time_per_move=-1.0: expected 0 or more"),
         ("search:margin=-0.1", "margin=-0.1: expected 0 or more"),

@@ -28,6 +28,7 @@ import numpy as np
 from agents.draws import key_uniforms, view_keys
 from agents.protocol import Agent
 from agents.search.rollout import rollout_values
+from agents.search.settings import MAX_WORLDS
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.engine import Engine, Phase, State, mix64, unpack_sets
@@ -126,8 +127,8 @@ class PimcAgent(Agent):
         bids: bool = False,
     ) -> None:
         super().__init__(rules, seed)
-        if worlds < 1:
-            raise FourHundredError(f"pimc worlds={worlds}: expected at least 1")
+        if not 1 <= worlds <= MAX_WORLDS:
+            raise FourHundredError(f"pimc worlds={worlds}: expected 1 to {MAX_WORLDS:,}")
         self.base = make_agent(base, self.rules, seed)
         self.engine = Engine(self.rules)
         self.worlds = int(worlds)
@@ -172,8 +173,8 @@ class PimcSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.worlds < 1:
-            raise ConfigError(f"worlds={self.worlds}: expected at least 1")
+        if not 1 <= self.worlds <= MAX_WORLDS:
+            raise ConfigError(f"worlds={self.worlds}: expected 1 to {MAX_WORLDS:,}")
 
 
 register_agent(

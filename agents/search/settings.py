@@ -22,6 +22,12 @@ SCRIPTED_MODELS: dict[str, tuple[HeuristicParams, bool]] = {
 """The scripted bots a seat may be modelled as (`models`): heuristic parameters, min_bids."""
 
 
+MAX_WORLDS = 65536
+"""The most worlds (or candidate deals) a decision may draw: the search's arrays grow with
+them (a million worlds would take gigabytes), and 2,000 times the defaults is past any
+gain."""
+
+
 @dataclass(frozen=True)
 class SearchSettings:
     """``search``, ``search:strong``, ``search:worlds=64,endgame=4`` (settings over a preset)."""
@@ -98,12 +104,10 @@ class SearchSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        for name in ("worlds", "bid_worlds"):
+        for name in ("worlds", "bid_worlds", "candidates"):
             v = getattr(self, name)
-            if v is not None and v < 1:
-                raise ConfigError(f"{name}={v}: expected at least 1")
-        if self.candidates is not None and self.candidates < 1:
-            raise ConfigError(f"candidates={self.candidates}: expected at least 1")
+            if v is not None and not 1 <= v <= MAX_WORLDS:
+                raise ConfigError(f"{name}={v}: expected 1 to {MAX_WORLDS:,}")
         for name in ("endgame", "top_actions", "tricks"):
             v = getattr(self, name)
             if v is not None and not 0 <= v <= 13:
