@@ -38,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
     from torch.utils.tensorboard import SummaryWriter
 
     from train.config import load_config
-    from train.evaluate import evaluate_pair
+    from train.evaluate import eval_seed, evaluate_pair
 
+    _check_numbers(args)
     run = Path(args.run)
     if not (run / "config.yaml").is_file():
         raise FourHundredError(f"{args.run!r}: expected a run folder with config.yaml")
@@ -51,11 +52,20 @@ def run(args: argparse.Namespace) -> int:
             )
         return _final_model(args, run)
     config = load_config(run / "config.yaml")
-    snapshots = sorted((run / "checkpoints").glob("policy_*.pt"))[:: max(1, args.every)]
+    snapshots = sorted((run / "checkpoints").glob("policy_*.pt"))[:: args.every]
     if not snapshots:
         raise FourHundredError(f"{args.run!r} has no checkpoints/policy_*.pt snapshots")
     opponent = args.opponent or config.eval_opponent
-    matches = args.matches or config.eval_matches
+    matches = config.eval_matches if args.matches is None else args.matches
+    if matches < 1:  # a run whose eval_matches is 0 (no evaluations)
+        raise FourHundredError(f"the run's eval_matches={matches}: expected --matches of 1 or more")
+    # the specs as played below: a ladder adds a bidding run's snapshots as bidders
+    kind = "neural-bid" if args.ladder and config.mode == "bidding" else "neural"
+    _check_agents(
+        {_opponent_flag(args): opponent, **{f"snapshot {snap.name}": f"{kind}:{snap}"
+                                            for snap in snapshots}},
+        config.rules,
+    )  # fmt: skip
     if args.ladder:
         return _to_ladder(args, run, config, snapshots, opponent, matches)
     writer = SummaryWriter(str(run))  # beside the run's own events: one TensorBoard run
@@ -64,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
         update = int(snap.stem.split("_")[1])
         out = run / "eval" / f"posthoc_{update:05d}"
         result = evaluate_pair(
-            f"neural:{snap}", opponent, matches, seed=config.seed * 1_000_003 + update,
-            rules=config.rules, out_dir=out,
+            f"neural:{snap}", opponent, matches, seed=eval_seed(config.seed, update),
+            rules=config.rules, out_dir=out, workers=args.workers,
         )  # fmt: skip
         for key, value in result.items():
             # the trainer's step: learner decisions trained on at that snapshot
@@ -78,6 +88,37 @@ def run(args: argparse.Namespace) -> int:
         )
     writer.close()
     return 0
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse a count below 1 (--matches, when given; --every; --workers) in one line."""
+    for flag, value in (("--matches", args.matches), ("--every", args.every),
+                        ("--workers", args.workers)):  # fmt: skip
+        if value is not None and value < 1:
+            raise FourHundredError(f"{flag} {value}: expected at least 1")
+
+
+def _opponent_flag(args: argparse.Namespace) -> str:
+    """Where the opponent's spec came from, for a message."""
+    return "--opponent" if args.opponent else "the run's eval_opponent"
+
+
+def _check_agents(specs: dict[str, str], rules: str) -> None:
+    """Make each agent of `specs` (what it is -> its spec) once, so that an unknown agent or an
+    unreadable snapshot is refused in one line naming it, before anything is played or
+    logged (a refused run gets no new events file)."""
+    from agents.registry import make_agent
+    from fourhundred_env.rules import Rules
+
+    for what, spec in specs.items():
+        try:
+            agent = make_agent(spec, Rules.preset(rules), seed=0)
+        except FourHundredError as e:  # its message names the spec, or the checkpoint's file
+            named = spec in str(e) or what.startswith("snapshot")
+            raise FourHundredError(f"{what}: {e}" if named else f"{what} {spec!r}: {e}") from None
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
 
 
 def _final_model(args: argparse.Namespace, run: Path) -> int:
@@ -94,6 +135,7 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
     spec = model_spec(run)
     opponent = args.opponent or str(meta.get("eval_opponent", "heuristic-v1"))
     matches = args.matches or int(meta.get("eval_matches") or 100)
+    _check_agents({"the run's model": spec, _opponent_flag(args): opponent}, "wiki")
     seed, step = int(meta.get("seed", 0)), int(meta.get("total_timesteps", 0))
     print(f"{spec} against {opponent}, {matches} duplicate matches")
     result = evaluate_pair(spec, opponent, matches, seed=seed * 1_000_003, rules="wiki",

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
-    from train.config import load_config
+    from train.config import load_config, resume_config
     from train.evaluate import make_evaluator
     from train.ppo import Trainer
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             raise FourHundredError(
                 f"--resume {args.resume!r}: expected a run folder with config.yaml"
             )
-        config = load_config(run_dir / "config.yaml", args.overrides)
+        config = resume_config(run_dir, args.overrides)  # mode and the network's shape stay
     else:
         config = load_config(args.config, args.overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -8,6 +8,7 @@ An unknown key, in the file or an override, is an error that names it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,19 @@ from fourhundred_env.configs import (
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
-__all__ = ["ConfigError", "TrainConfig", "config_from_dict", "load_config", "save_config"]
+__all__ = [
+    "FIXED_ON_RESUME",
+    "ConfigError",
+    "TrainConfig",
+    "config_from_dict",
+    "load_config",
+    "resume_config",
+    "save_config",
+]
+
+FIXED_ON_RESUME = ("mode", "hidden", "layers", "match_features", "oracle_critic")
+"""Keys a resumed run may not change: they make another run (another learner, or a network of
+another shape or input), which its latest.pt and policy.pt would no longer be."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +191,26 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_fields(self)  # types and choices, from the annotations
         Rules.preset(self.rules)  # raises on an unknown preset
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed={self.seed}: expected a seed of 0 or more, below 2**63")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected a number from 0 to 1")
+        for name in ("learning_rate", "clip_coef", "max_grad_norm", "reward_scale"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected a number > 0")
+        for name in ("ent_coef", "vf_coef"):
+            if not getattr(self, name) >= 0:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected a number >= 0")
+        if self.target_kl is not None and not self.target_kl > 0:
+            raise ConfigError(
+                f"target_kl={self.target_kl}: expected a number > 0, or null for no early stop"
+            )
+        # any other float: nan or inf would train, then crash or learn nothing
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"{f.name}={value}: expected a finite number")
         shares = self.selfplay_share + self.heuristic_share + self.snapshot_share
         if (
             abs(shares - 1.0) > 1e-6
@@ -191,6 +224,11 @@ class TrainConfig:
                      "rollout_actors"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        from agents.neural.network import NetConfig  # torch: loaded by every user of a run
+
+        problem = NetConfig(hidden=self.hidden, layers=self.layers).size_problem()
+        if problem is not None:  # refused here, before a run folder or a weight exists
+            raise ConfigError(f"network too big: {problem}")
         if self.match_value_points < 0 or (
             self.reward == "match_value" and self.match_value_points == 0
         ):
@@ -267,6 +305,21 @@ def load_config(
     texts = parse_overrides(overrides)
     values.update(texts)
     return config_from_dict(values, str(path) if path is not None else "config", text=texts)
+
+
+def resume_config(run_dir: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
+    """The config of the run in `run_dir` (its config.yaml) with ``key=value`` overrides, which
+    may not change a key of FIXED_ON_RESUME: the run's checkpoints were made for its own."""
+    path = Path(run_dir) / "config.yaml"
+    saved, config = load_config(path), load_config(path, overrides)
+    for key in FIXED_ON_RESUME:
+        old, new = getattr(saved, key), getattr(config, key)
+        if new != old:
+            raise ConfigError(
+                f"--resume {str(run_dir)!r}: {key}={new!r} differs from the run's {old!r}: "
+                f"expected the run's own {key} (start a new run to change it)"
+            )
+    return config
 
 
 def save_config(config: TrainConfig, path: str | Path) -> None:

@@ -58,6 +58,12 @@ def evaluate_pair(
     }
 
 
+def eval_seed(seed: int, update: int) -> int:
+    """The tournament seed of the evaluation of update `update` of a run seeded `seed`: below
+    2**63 as a tournament's must be, for any run seed (the same as before for seeds < 2**43)."""
+    return (seed * 1_000_003 + update) % 2**63
+
+
 def make_evaluator(
     config: TrainConfig, run_dir: Path
 ) -> Callable[[Path, int], dict[str, Any]] | None:
@@ -73,7 +79,7 @@ def make_evaluator(
         snap.write_bytes(Path(policy_path).read_bytes())
         return evaluate_pair(
             f"{kind}:{snap}", config.eval_opponent, matches=config.eval_matches,
-            seed=config.seed * 1_000_003 + update, rules=config.rules, out_dir=snap.parent,
+            seed=eval_seed(config.seed, update), rules=config.rules, out_dir=snap.parent,
         )  # fmt: skip
 
     return evaluate

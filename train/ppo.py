@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 from fourhundred_env.engine import Engine
+from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
 from train.batch import Batch, Group, Rollout
 from train.build import build_parts
@@ -57,7 +58,7 @@ from train.objectives import (
 )
 from train.seeding import derive_seed
 
-__all__ = ["Batch", "Collector", "Group", "Rollout", "Trainer"]
+__all__ = ["Batch", "Collector", "Group", "Rollout", "Trainer", "check_agents"]
 
 _PARTNER = np.array([2, 3, 0, 1])
 _O = TypeVar("_O", bound=Objective)
@@ -77,6 +78,7 @@ class Trainer:
         self.rules = Rules.preset(c.rules)
         # stateless but for the rules, as the envs' own: it reads their states (env.state)
         self.engine = Engine(self.rules)
+        check_agents(c, self.rules)  # before the run folder: a bad spec leaves nothing behind
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(derive_seed(c.seed, 0))  # the networks' initial weights
         parts = build_parts(c, self.engine)
@@ -98,8 +100,15 @@ class Trainer:
         self.decisions = 0
         self.pool: list[str] = []
         self.history: list[dict[str, float]] = []
+        self.decisions_per_update = c.num_tables * c.rollout_steps
+        self.num_updates = max(1, math.ceil(c.total_decisions / self.decisions_per_update))
         if resume:
             self._load(self.ckpt_dir / "latest.pt")
+            if self.num_updates < self.update:  # before config.yaml is rewritten with it
+                raise ConfigError(
+                    f"total_decisions={c.total_decisions:,}: expected at least the "
+                    f"{self.decisions:,} decisions this run has done (a resume goes on from them)"
+                )
         else:
             self.run_dir.mkdir(parents=True, exist_ok=True)
         # on resume too: overrides given then (a longer total_decisions) outlive the next resume
@@ -111,8 +120,6 @@ class Trainer:
         )
         if not resume:
             self.writer.add_text("config", _markdown_table(c.to_dict()), 0)
-        self.decisions_per_update = c.num_tables * c.rollout_steps
-        self.num_updates = max(1, math.ceil(c.total_decisions / self.decisions_per_update))
 
     def objective(self, kind: type[_O]) -> _O | None:
         """The enabled objective of class `kind`, or None."""
@@ -423,6 +430,30 @@ class Trainer:
         self.update = int(data["update"])
         self.decisions = int(data["decisions"])
         self.pool = list(data["pool"])
+
+
+AGENT_KEYS = ("opponent", "play_policy", "eval_opponent", "teacher")
+"""The config's agent specs that `check_agents` makes (a teacher of None is none)."""
+
+
+def check_agents(config: TrainConfig, rules: Rules) -> None:
+    """Make each agent spec of `config` once (AGENT_KEYS, even the evaluations' when they are
+    off: the spec is stored in config.yaml, and `evaluate-run` reads it), so that an unknown
+    agent, bad settings or an unreadable checkpoint raise ConfigError naming the key now,
+    rather than at the first rollout, after the run folder is made."""
+    from agents.registry import make_agent
+
+    for key in AGENT_KEYS:
+        spec = getattr(config, key)
+        if spec is None:
+            continue
+        try:
+            agent = make_agent(spec, rules, seed=0)
+        except FourHundredError as e:  # the message names the spec, or its checkpoint's file
+            raise ConfigError(f"{key}: {e}" if spec in str(e) else f"{key}={spec!r}: {e}") from None
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
 
 
 def _add(total: torch.Tensor, term: Term | None, stats: Stats) -> torch.Tensor:

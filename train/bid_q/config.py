@@ -3,7 +3,8 @@ from YAML and ``key=value`` overrides by the shared loader, every field checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from fourhundred_env.configs import (
@@ -100,6 +101,12 @@ class BidQConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        for f in fields(self):  # nan or inf would run, then fail or fit nothing
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"{f.name}={value}: expected a finite number")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed={self.seed}: expected a seed of 0 or more, below 2**63")
         for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
                      "head", "epochs", "batch_size", "torch_threads", "workers",
                      "candidates"):  # fmt: skip
@@ -129,7 +136,7 @@ class BidQConfig:
         if self.clip < 0:
             raise ConfigError(f"clip={self.clip}: expected 0 (none) or more")
         if not self.learning_rate > 0:
-            raise ConfigError(f"learning_rate={self.learning_rate}: expected > 0")
+            raise ConfigError(f"learning_rate={self.learning_rate}: expected a number > 0")
 
     def to_dict(self) -> dict:
         """The init fields as a dict (values as they are), as saved in config.yaml."""
