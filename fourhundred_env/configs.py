@@ -297,7 +297,10 @@ def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
         )
     loaded = parse_yaml(text, f"{what} file {str(p)!r}")
     if loaded is None:
-        return {}
+        raise ConfigError(
+            f"{what} file {str(p)!r} is empty: expected a mapping of keys to values (a file "
+            "of only the keys to change is enough)"
+        )
     if not isinstance(loaded, dict):
         raise ConfigError(
             f"{what} file {str(p)!r} holds {type(loaded).__name__}: expected a mapping of keys to values"
@@ -306,6 +309,10 @@ def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:
 
 
 class _YamlLimit(Exception):
+    pass
+
+
+class _YamlTwice(Exception):
     pass
 
 
@@ -322,6 +329,8 @@ def parse_yaml(text: str, source: str = "YAML") -> Any:
         return loader.get_single_data()
     except _YamlLimit as e:
         raise ConfigError(f"{source} is refused: {e}") from None
+    except _YamlTwice as e:
+        raise ConfigError(f"{source}: {e}: expected each key once") from None
     except yaml.YAMLError as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ConfigError(f"{source} is not valid YAML: {first}") from None
@@ -368,6 +377,16 @@ def _limited_loader(yaml: Any) -> type:
                 size = 1 + sum(sizes[id(v)] for v in node.value)
             elif isinstance(node, yaml.MappingNode):
                 size = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
+                lines: dict[str, int] = {}
+                for k, _ in node.value:  # the last of a key given twice would win, unseen
+                    if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
+                        line = k.start_mark.line + 1
+                        if k.value in lines:
+                            raise _YamlTwice(
+                                f"key {k.value!r} is given twice (lines {lines[k.value]} and "
+                                f"{line})"
+                            )
+                        lines[k.value] = line
             else:
                 size = 1
             if size > MAX_YAML_NODES:

@@ -327,6 +327,22 @@ def test_deep_nesting_and_recursive_aliases_are_refused(tmp_path: Path) -> None:
     assert MAX_YAML_NODES >= 10_000
 
 
+def test_a_key_given_twice_and_an_empty_file_are_refused(tmp_path: Path) -> None:
+    """The last of two equal keys would win unseen; an empty file would mean all defaults."""
+    path = tmp_path / "twice.yaml"
+    path.write_text("matches: 1\nseed: 3\nmatches: 2\n")
+    with pytest.raises(ConfigError, match=r"key 'matches' is given twice \(lines 1 and 3\)") as e:
+        load_yaml(path)
+    _one_line(e.value)
+    with pytest.raises(ConfigError, match="key 'b' is given twice"):
+        parse_yaml("a:\n  b: 1\n  b: 2\n")
+    assert parse_yaml("base: &b {x: 1}\nmine:\n  <<: *b\n  y: 2\n")["mine"] == {"x": 1, "y": 2}
+    path.write_text("# nothing but a comment\n")
+    with pytest.raises(ConfigError, match="is empty: expected a mapping of keys to values") as e:
+        load_yaml(path)
+    _one_line(e.value)
+
+
 def test_a_huge_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text("a: 1\n" + "#" * (2 << 20))
