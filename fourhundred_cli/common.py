@@ -8,9 +8,10 @@ from fourhundred_env.errors import FourHundredError
 
 
 def check_seed(seed: int | None, flag: str = "--seed") -> None:
-    """A seed is an integer of 0 or more (the one rule in every subcommand and config)."""
-    if seed is not None and seed < 0:
-        raise FourHundredError(f"{flag} {seed}: expected a seed of 0 or more")
+    """A seed is an integer from 0 to 2**63 - 1 (the one rule in every subcommand and
+    config)."""
+    if seed is not None and not 0 <= seed < 2**63:
+        raise FourHundredError(f"{flag} {seed}: expected a seed of 0 or more, below 2**63")
 
 
 def writable_folder(folder: str | Path, flag: str) -> None:

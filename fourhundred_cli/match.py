@@ -7,6 +7,7 @@ import argparse
 import numpy as np
 
 from fourhundred_cli.common import check_seed
+from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 
@@ -42,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
     check_seed(args.seed)
+    if not 1 <= args.max_bid <= 13:
+        raise FourHundredError(f"--max-bid {args.max_bid}: expected a bid from 1 to 13")
+    if args.max_hands < 1:
+        raise FourHundredError(f"--max-hands {args.max_hands}: expected at least 1")
     rules = Rules.preset(args.rules)
     table = play_random_match(rules, args.seed, args.max_bid, args.max_hands)
     print(table.score_sheet())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from fourhundred_cli.common import check_seed
+from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 
 NAME = "play"
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from agents.human import play_match
 
     check_seed(args.seed)
+    if args.max_hands < 1:
+        raise FourHundredError(f"--max-hands {args.max_hands}: expected at least 1")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     rules = Rules.preset(args.rules)
     print(f"(seed {seed}: replay this match with --seed {seed})")

@@ -42,6 +42,7 @@ def test_every_subcommand_prints_its_help(command: str, capsys) -> None:
         ["play", "--seed", "-3"],
         ["bid-eval", "heuristic", "--tables", "2", "--rounds", "1", "--seed", "-3"],
         ["bid-analyse", "heuristic", "--deal-seed", "1", "--worlds", "2", "--seed", "-3"],
+        ["match", "--seed", str(2**70)],
     ],
 )
 def test_a_negative_seed_is_one_line_and_writes_nothing(
@@ -50,7 +51,7 @@ def test_a_negative_seed_is_one_line_and_writes_nothing(
     monkeypatch.chdir(tmp_path)
     assert cli_main([*argv, "--out", str(tmp_path / "t")] if argv[0] == "tournament" else argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "-3" in err[0] and "expected a seed of 0 or more" in err[0], err
+    assert len(err) == 1 and argv[-1] in err[0] and "expected a seed of 0 or more" in err[0], err
     assert not (tmp_path / "t" / "results.sqlite").exists()
 
 
@@ -84,6 +85,21 @@ def test_an_output_that_cannot_be_written_is_one_line_before_the_work(
     assert "games played" not in out
     assert not any((tmp_path / "t" / name).exists() for name in ("results.sqlite", "l.sqlite"))
     assert (tmp_path / "afile").read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["match", "--max-bid", "0"], "--max-bid 0: expected a bid from 1 to 13"),
+        (["match", "--max-bid", "14"], "--max-bid 14: expected a bid from 1 to 13"),
+        (["match", "--max-hands", "0"], "--max-hands 0: expected at least 1"),
+        (["play", "--seed", "1", "--max-hands", "-1"], "--max-hands -1: expected at least 1"),
+    ],
+)
+def test_out_of_range_match_options_are_one_line(argv, expect, capsys) -> None:
+    assert cli_main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.strip().splitlines() == [f"fourhundred: error: {expect}"] and "Score" not in out
 
 
 @pytest.mark.parametrize(
