@@ -23,6 +23,7 @@ directory (``tiny``, ``default`` for a tournament), and a path is still a path.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -164,6 +165,18 @@ def convert(hint: Any, value: Any, text: bool = False) -> Any:
     if isinstance(hint, type) and not isinstance(value, hint):
         raise _Mismatch
     return value
+
+
+def check_numbers(obj: Any) -> None:
+    """ConfigError naming the first float field of the dataclass `obj` that is nan or infinite
+    (it would run, then fail or learn nothing), or a ``seed`` field outside 0 to 2**63 - 1."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{f.name}={value}: expected a finite number")
+    seed = getattr(obj, "seed", None)
+    if seed is not None and not 0 <= seed < 2**63:
+        raise ConfigError(f"seed={seed}: expected a seed of 0 or more, below 2**63")
 
 
 def check_fields(obj: Any, skip: Iterable[str] = ()) -> None:

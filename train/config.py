@@ -8,7 +8,6 @@ An unknown key, in the file or an override, is an error that names it.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Literal
 from fourhundred_env.configs import (
     build,
     check_fields,
+    check_numbers,
     config_path,
     load_yaml,
     parse_overrides,
@@ -191,8 +191,6 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_fields(self)  # types and choices, from the annotations
         Rules.preset(self.rules)  # raises on an unknown preset
-        if not 0 <= self.seed < 2**63:
-            raise ConfigError(f"seed={self.seed}: expected a seed of 0 or more, below 2**63")
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected a number from 0 to 1")
@@ -206,11 +204,7 @@ class TrainConfig:
             raise ConfigError(
                 f"target_kl={self.target_kl}: expected a number > 0, or null for no early stop"
             )
-        # any other float: nan or inf would train, then crash or learn nothing
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ConfigError(f"{f.name}={value}: expected a finite number")
+        check_numbers(self)  # any other float: no nan or inf; the seed's range
         shares = self.selfplay_share + self.heuristic_share + self.snapshot_share
         if (
             abs(shares - 1.0) > 1e-6

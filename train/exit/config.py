@@ -4,8 +4,7 @@ change.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -13,6 +12,7 @@ from fourhundred_env.configs import (
     asdict_shallow,
     build,
     check_fields,
+    check_numbers,
     config_path,
     load_yaml,
     parse_overrides,
@@ -134,12 +134,7 @@ class ExitConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         Rules.preset(self.rules)
-        for f in fields(self):  # nan or inf would run, then fail or fit nothing
-            value = getattr(self, f.name)
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ConfigError(f"{f.name}={value}: expected a finite number")
-        if not 0 <= self.seed < 2**63:
-            raise ConfigError(f"seed={self.seed}: expected a seed of 0 or more, below 2**63")
+        check_numbers(self)  # no nan or inf; the seed's range
         for name in ("iterations", "positions", "num_tables", "max_hands", "bid_worlds",
                      "candidates", "chunk", "workers", "window", "epochs", "batch_size",
                      "distill_epochs", "torch_threads"):  # fmt: skip
