@@ -158,6 +158,20 @@ def test_a_database_with_a_damaged_fingerprint_or_a_lost_table_is_refused_by_eve
     assert _digest(db) == before
 
 
+def test_a_ladder_add_on_a_damaged_deals_row_writes_nothing(tmp_path: Path, capsys) -> None:
+    """It was refused only after the tournament had been made a ladder."""
+    cfg = _cfg(tmp_path)
+    run_tournament(cfg)
+    db = _edited_copy(cfg.db_path, tmp_path / "deals.sqlite",
+                      """INSERT OR REPLACE INTO meta VALUES ('deals', '{"scheme": "nosuch"}')""")  # fmt: skip
+    before = _digest(db)
+    argv = ["ladder", "add", "random", "--db", str(db), "--matches", "1", "--workers", "1",
+            "--no-progress", "--bootstrap", "0"]  # fmt: skip
+    assert cli_main(argv) == 2
+    assert "its meta 'deals' row is damaged" in capsys.readouterr().err
+    assert _digest(db) == before
+
+
 def test_another_programs_database_is_not_taken_for_a_new_one(tmp_path: Path, capsys) -> None:
     db = tmp_path / "theirs.sqlite"
     con = sqlite3.connect(db)

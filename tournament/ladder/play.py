@@ -36,7 +36,7 @@ from tournament.db.ladder import (
     version_label,
     write_event,
 )
-from tournament.deals import deals_row, key_file, with_real_paths
+from tournament.deals import deals_row, key_file, read_deals, with_real_paths
 from tournament.parallel import check_agents, connect_backend, play_pairings
 from tournament.planning import SEEDING_SCHEME, Pairing
 from tournament.runner import Records
@@ -96,6 +96,7 @@ def _check_file(path: Path) -> None:
     meta = read_meta(path)
     check_schema(path, meta)
     check_ladder_meta(path, meta)
+    read_deals(meta, f"database {str(path)!r}")  # a damaged row: refused before any write
     if "ladder" not in meta and "fingerprint" not in meta:
         raise DatabaseMismatchError(
             f"database {str(path)!r} is not a fourhundred results database (no fingerprint): "
