@@ -110,15 +110,13 @@ def _check_agents(specs: dict[str, str], rules: str) -> None:
     from agents.registry import make_agent
     from fourhundred_env.rules import Rules
 
+    preset = Rules.preset(rules)
     for what, spec in specs.items():
         try:
-            agent = make_agent(spec, Rules.preset(rules), seed=0)
+            make_agent(spec, preset, seed=0).close()
         except FourHundredError as e:  # its message names the spec, or the checkpoint's file
             named = spec in str(e) or what.startswith("snapshot")
             raise FourHundredError(f"{what}: {e}" if named else f"{what} {spec!r}: {e}") from None
-        close = getattr(agent, "close", None)
-        if close is not None:
-            close()
 
 
 def _final_model(args: argparse.Namespace, run: Path) -> int:

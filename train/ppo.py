@@ -448,12 +448,9 @@ def check_agents(config: TrainConfig, rules: Rules) -> None:
         if spec is None:
             continue
         try:
-            agent = make_agent(spec, rules, seed=0)
+            make_agent(spec, rules, seed=0).close()
         except FourHundredError as e:  # the message names the spec, or its checkpoint's file
             raise ConfigError(f"{key}: {e}" if spec in str(e) else f"{key}={spec!r}: {e}") from None
-        close = getattr(agent, "close", None)
-        if close is not None:
-            close()
 
 
 def _add(total: torch.Tensor, term: Term | None, stats: Stats) -> torch.Tensor:
