@@ -12,7 +12,7 @@ estimate (agents/value/match_value.py) are averaged over the worlds. A fitted-Q 
 policy network's value head gives its own estimate of the position (one number: such a
 network values positions, not bids).
 A search bidder (``search:bidder``, alone or in a composition) adds its own value of every bid
-(:meth:`agents.search.agent.SearchAgent.action_values`: its worlds weighted by the bids seen, its
+(:meth:`fourhundred_agents.search.agent.SearchAgent.action_values`: its worlds weighted by the bids seen, its
 match-win estimate and points weight), the number it bids the best of; it can differ from the
 play-out columns, whose worlds ignore the bids.
 
@@ -240,10 +240,10 @@ def analyse_bid(
     rules: Rules | None = None,
 ) -> BidAnalysis:
     """Analyse the bid of `pos.seat` by the agent `bidder` (see the module docstring)."""
-    from agents.search.pimc import determinize
-    from agents.search.settings import MAX_WORLDS
-    from agents.value.match_value import hand_value_change
-    from agents.value.matchwin import MatchWin
+    from fourhundred_agents.search.pimc import determinize
+    from fourhundred_agents.search.settings import MAX_WORLDS
+    from fourhundred_agents.value.match_value import hand_value_change
+    from fourhundred_agents.value.matchwin import MatchWin
     from fourhundred_env.registry import make_agent
 
     rules = rules or Rules()

@@ -20,13 +20,13 @@ class CompiledPolicy:
     but without a Python call per decision."""
 
     kind: int
-    """What decides, in the numbering of `player` (e.g. agents.scripted.playout.POLICY_RANDOM)."""
+    """What decides, in the numbering of `player` (e.g. fourhundred_agents.scripted.playout.POLICY_RANDOM)."""
     key: np.uint64
-    """The agent's random-stream key (agents.draws.agent_key of its seed)."""
+    """The agent's random-stream key (fourhundred_agents.draws.agent_key of its seed)."""
     player: Callable[[Mapping[int, CompiledPolicy]], Any]
     """The play-out class that plays policies of this kind, built from a {seat: policy}
     mapping; policies of different players cannot share a play-out."""
     cut: int = 13
-    """random: bids 1..cut kept (see agents.scripted.random.RandomAgent)."""
+    """random: bids 1..cut kept (see fourhundred_agents.scripted.random.RandomAgent)."""
     params: Any = None
-    """heuristic: a (1,) record of agents.scripted.heuristic_bid.PARAMS_DTYPE."""
+    """heuristic: a (1,) record of fourhundred_agents.scripted.heuristic_bid.PARAMS_DTYPE."""

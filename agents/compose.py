@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from agents.protocol import as_agent
+from fourhundred_agents.protocol import as_agent
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.registry import make_agent, register_agent
 from fourhundred_env.rules import Rules
@@ -63,7 +63,7 @@ def parse_parts(text: str | None) -> dict[str, str]:
 
 
 def _compose_factory(rules: Rules, seed: int, text: str | None):
-    from agents.neural.agent import BidPlayAgent
+    from fourhundred_agents.neural.agent import BidPlayAgent
 
     parts = parse_parts(text)
     for name, part in parts.items():

@@ -4,7 +4,7 @@ A bot's random draws are a hash of its seed (:func:`agent_key`), a salt naming t
 game's stream key (``view.stream``, set by whoever runs the games) and the position the seat
 sees (:func:`view_uniform`): a pure function of what the agent knows. So a bot makes the same
 choice in the same position whatever the batch, the order in which tables are played, the
-number of workers or a resume, and the compiled play-outs (:mod:`agents.scripted.playout`)
+number of workers or a resume, and the compiled play-outs (:mod:`fourhundred_agents.scripted.playout`)
 draw exactly what `act` draws. Bots that need many numbers per decision (the deals of `pimc`,
 a sampled neural policy) draw them the same way: from a key per position (:func:`view_keys`)
 and counters (:func:`key_uniforms`), never from a stream shared across the batch.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.protocol import Agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import (
     NUM_CARDS,
     RANK_TEXT,

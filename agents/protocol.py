@@ -4,18 +4,18 @@ An agent only ever receives a seat's :class:`~fourhundred_env.view.SeatView`: th
 own hand and the public facts. Environments, tournaments and the terminal game give each
 seat its own instance, so partners cannot share hidden information through one. An instance
 may serve several seats only where it cannot carry anything from one seat's view to
-another's: rollouts and search play-outs (:mod:`agents.search.rollout`) reuse one instance
+another's: rollouts and search play-outs (:mod:`fourhundred_agents.search.rollout`) reuse one instance
 of a *stateless* bot, whose every decision is a function of the view in hand (and its seed),
 as every bundled bot's is; a bot that remembers across calls sets ``stateless = False`` and
-is refused there. Random draws are the per-view streams of :mod:`agents.draws`.
+is refused there. Random draws are the per-view streams of :mod:`fourhundred_agents.draws`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.compiled import CompiledPolicy
-from agents.draws import agent_key
+from fourhundred_agents.compiled import CompiledPolicy
+from fourhundred_agents.draws import agent_key
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
@@ -34,12 +34,12 @@ class Agent:
     replayable: bool = False
     """Each decision is a function of the view, the seed and the game's stream key alone (no
     generator advanced by earlier calls): a game of a tournament can then be played again,
-    card for card, from its database (:mod:`tournament.replay`). False unless a bot says so."""
+    card for card, from its database (:mod:`fourhundred_tournament.replay`). False unless a bot says so."""
     times_itself: bool = False
     """The bot keeps the hard time limit itself: it has ``act_timed(view, hard)``, returning a
-    :class:`~agents.remote.process.Reply` with each table's seconds and failures instead of
+    :class:`~fourhundred_agents.remote.process.Reply` with each table's seconds and failures instead of
     raising, which a tournament calls instead of `act` (a bot in its own process,
-    :mod:`agents.remote.process`). False: the caller times `act` and enforces the limit."""
+    :mod:`fourhundred_agents.remote.process`). False: the caller times `act` and enforces the limit."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()

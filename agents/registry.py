@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.protocol import Agent, as_agent
+from fourhundred_agents.protocol import Agent, as_agent
 from fourhundred_env import registry as _core
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
@@ -42,13 +42,13 @@ __all__ = [
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Agent:
     """A new agent for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...), as
     :func:`fourhundred_env.registry.make_agent` makes it, always an :class:`Agent`: a
-    plugin's bot of another class is wrapped (:func:`agents.protocol.as_agent`)."""
+    plugin's bot of another class is wrapped (:func:`fourhundred_agents.protocol.as_agent`)."""
     return as_agent(_core.make_agent(spec, rules, seed))
 
 
-_MODULES = ("agents.remote.external", "agents.scripted.heuristic", "agents.scripted.heuristic_v1",
-            "agents.human", "agents.neural.agent", "agents.search.pimc", "agents.search.agent",
-            "agents.compose", "agents.libraries.agent")  # fmt: skip
+_MODULES = ("fourhundred_agents.remote.external", "fourhundred_agents.scripted.heuristic", "fourhundred_agents.scripted.heuristic_v1",
+            "fourhundred_agents.human", "fourhundred_agents.neural.agent", "fourhundred_agents.search.pimc", "fourhundred_agents.search.agent",
+            "fourhundred_agents.compose", "fourhundred_agents.libraries.agent")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class RandomSettings:
 
 
 def _random_factory(rules: Rules, seed: int, settings: RandomSettings):
-    from agents.scripted.random import RandomAgent
+    from fourhundred_agents.scripted.random import RandomAgent
 
     return RandomAgent(rules, seed, max_bid=None if settings.max_bid == "any" else settings.max_bid)
 

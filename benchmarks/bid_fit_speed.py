@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from agents.neural.bid_net import PER_BID, SHARED_SIZE, BidNet, BidNetConfig
+from fourhundred_agents.neural.bid_net import PER_BID, SHARED_SIZE, BidNet, BidNetConfig
 from fourhundred_env.cards import NUM_CARDS
 
 

@@ -24,13 +24,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents import make_agent
-from agents.search.agent import SearchAgent, SearchSettings
+from fourhundred_agents import make_agent
+from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 from fourhundred_env import Engine, FourHundredError, Rules
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.view import seat_view
-from train.bid_q import QBidder, record_positions
-from train.bid_report import mean_interval
+from fourhundred_train.bid_q import QBidder, record_positions
+from fourhundred_train.bid_report import mean_interval
 
 CHUNK = 250
 BANDS = ((0, 0), (1, 19), (20, 29), (30, 999))

@@ -4,7 +4,7 @@
     python benchmarks/conduct_parts.py --agents heuristic --matches 500 --max-hands 200 --repeats 9
 
 The tournament runner charges a call's time to every table in it, so it asks an agent slow
-enough to need it in parts sized by its time per move (`tournament.pacing.Pacing`).
+enough to need it in parts sized by its time per move (`fourhundred_tournament.pacing.Pacing`).
 After one small untimed run (kernels and models loaded), each repeat runs the same tournament
 (one worker, in this process) twice, in alternating order: as shipped ("parts") and with every
 call of an agent made over all its tables at once ("one piece", as before 2026-12-01).
@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tournament.conduct import Conduct
-from tournament.config import load_config
-from tournament.pacing import Pacing
-from tournament.parallel import run_tournament
+from fourhundred_tournament.conduct import Conduct
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.pacing import Pacing
+from fourhundred_tournament.parallel import run_tournament
 
 _SHIPPED_PART = Pacing.next_part
 _SHIPPED_CALL = Conduct.call

@@ -38,7 +38,7 @@ def read_labels(folders: list[str]) -> dict[str, np.ndarray]:
     """The chunks (chunk_*.npz) of each folder, in order, joined: obs (n, OBS_SIZE) int8,
     legal (n, 66) bool, values (2, n, 66). A folder with none, or a chunk that is not one, is
     refused in one line (FourHundredError)."""
-    from train.exit import read_chunk
+    from fourhundred_train.exit import read_chunk
 
     parts: list[dict[str, np.ndarray]] = []
     for folder in folders:
@@ -139,9 +139,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     import torch
 
-    from agents.neural.checkpoint import load_policy, require_card_player
-    from train.exit import ExitConfig
-    from train.exit.targets import (
+    from fourhundred_agents.neural.checkpoint import load_policy, require_card_player
+    from fourhundred_train.exit import ExitConfig
+    from fourhundred_train.exit.targets import (
         advantages,
         fit,
         fit_temperatures,

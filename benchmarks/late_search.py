@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.protocol import Agent
-from agents.registry import make_agent
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.registry import make_agent
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.registry import register_agent
 from fourhundred_env.rules import Rules

@@ -20,7 +20,7 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.value.matchwin import NUM_FEATURES, MatchWin, features, first_team_wins_many
+from fourhundred_agents.value.matchwin import NUM_FEATURES, MatchWin, features, first_team_wins_many
 
 
 @njit(cache=False, nogil=True)

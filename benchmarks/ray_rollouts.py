@@ -21,8 +21,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from train.config import load_config
-from train.ppo import Trainer
+from fourhundred_train.config import load_config
+from fourhundred_train.ppo import Trainer
 
 
 def _load() -> str:

@@ -75,7 +75,7 @@ def true_values(engine, playout, runner, matchwin, state, opponent=None) -> np.n
     """(n, 66): V(a) of each legal action on the true table (NaN for illegal ones), the rest
     of the hand played by the policy, or by the policy for the acting seat's team and by
     `opponent` for the others."""
-    from agents.search.agent import playout_values
+    from fourhundred_agents.search.agent import playout_values
     from fourhundred_env.engine import Phase
     from fourhundred_env.observation import encode_observation
     from fourhundred_env.view import seat_view
@@ -124,10 +124,10 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from agents import make_agent
-    from agents.neural.checkpoint import load_policy
-    from agents.search.policy_playout import NetRunner, PolicyPlayout
-    from agents.value.matchwin import MatchWin
+    from fourhundred_agents import make_agent
+    from fourhundred_agents.neural.checkpoint import load_policy
+    from fourhundred_agents.search.policy_playout import NetRunner, PolicyPlayout
+    from fourhundred_agents.value.matchwin import MatchWin
     from fourhundred_env import Engine, Rules
     from fourhundred_env.engine import Phase
     from fourhundred_env.view import seat_view

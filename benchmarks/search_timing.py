@@ -38,11 +38,11 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from agents import make_agent
+    from fourhundred_agents import make_agent
     from fourhundred_env import Engine, Rules
     from fourhundred_env.engine import Phase
     from fourhundred_env.view import seat_view
-    from tournament.runner import game_streams
+    from fourhundred_tournament.runner import game_streams
 
     print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     rules = Rules()

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from fourhundred_env.envs.vector import FourHundredVectorEnv
-from train.config import load_config
-from train.ppo import Trainer
+from fourhundred_train.config import load_config
+from fourhundred_train.ppo import Trainer
 
 
 def bare_env_rate(num_tables: int, seconds: float = 3.0) -> float:

@@ -6,7 +6,7 @@ Read it top to bottom as CleanRL's ``ppo.py``: the same loop, the same metric na
 (``charts/*``, ``losses/*``) under ``<runs-dir>/<exp_name>__<seed>__<time>`` (named as
 ``fourhundred train`` names its runs, with a config.yaml), with TensorBoard's step the number
 of learner decisions (``global_step``). At the end the actor is saved as ``policy.pt`` with
-its manifest ``policy.json`` (:func:`agents.libraries.torch_policy.save_torch_policy`), which
+its manifest ``policy.json`` (:func:`fourhundred_agents.libraries.torch_policy.save_torch_policy`), which
 plays anywhere an agent does::
 
     fourhundred plot runs/cleanrl_ppo__1__<time>
@@ -20,7 +20,7 @@ What 400 changes:
   one's first observation: CleanRL's original convention, so ``next_done`` is right);
 - the policy is a masked Categorical: illegal actions get a logit of -1e8 (not -inf, whose
   entropy is NaN). No mask row is ever all 0, so no row is all -1e8. The actor is
-  :class:`~agents.libraries.torch_policy.MLPPolicy`, ``actor(obs, mask) -> logits``, the
+  :class:`~fourhundred_agents.libraries.torch_policy.MLPPolicy`, ``actor(obs, mask) -> logits``, the
   module ``torch:`` plays;
 - episode statistics come from the env's own results (``info["outcome"]``, ``"points"``,
   valid where ``info["_outcome"]``), not from ``final_info``, which Gymnasium 1.x no longer
@@ -46,7 +46,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 import fourhundred_env.envs  # noqa: F401 - registers FourHundred-v0
-from agents.libraries.torch_policy import MLPPolicy, save_torch_policy
+from fourhundred_agents.libraries.torch_policy import MLPPolicy, save_torch_policy
 
 
 @dataclass

@@ -166,7 +166,7 @@ def log_evaluation(run_dir: Path, evaluation: dict, matches: int, step: int) -> 
     against heuristic with its Wilson 95% band, and ``eval/win_rate_vs_<opponent>``."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from tournament.ratings import wilson_interval
+    from fourhundred_tournament.ratings import wilson_interval
 
     with SummaryWriter(str(run_dir)) as writer:
         for opponent, r in evaluation.items():

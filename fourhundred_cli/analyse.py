@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             f"--hand {args.hand}: expected a hand of the record, 1 to {len(record.hands)}"
         )
     phases = ("play",) if args.cards_only else ("bid",) if args.bids_only else ("bid", "play")
-    from agents.analysis import analyse_record, make_valuer
+    from fourhundred_agents.analysis import analyse_record, make_valuer
 
     valuer = make_valuer(args.agent, record.rules, args.seed)  # refused before any work
     bars: list = []  # the bar, made at the first call, once the total is known

@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
-    from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text
+    from fourhundred_agents.bid_analysis import analyse_bid, position_from_seed, position_from_text
     from fourhundred_cli.common import check_seed, writable_file
     from fourhundred_env.rules import Rules
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     analysis = analyse_bid(pos, args.bidder, args.play, args.worlds, args.seed, rules)
     print(analysis.table())
     if args.plot:
-        from train.bid_report import plot_bid_analysis
+        from fourhundred_train.bid_report import plot_bid_analysis
 
         print(f"plot: {plot_bid_analysis(analysis, args.plot)}")
     return 0

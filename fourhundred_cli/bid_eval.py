@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         writable_folder(args.out, "--out")
     if args.report:
         return _report(args)
-    from train.evaluate import compare_bidders
+    from fourhundred_train.evaluate import compare_bidders
 
     play = args.play or "heuristic"
     r = compare_bidders(
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from train.bid_report import bid_report, format_report
+    from fourhundred_train.bid_report import bid_report, format_report
 
     report = bid_report(
         args.bidder, play=args.play or "heuristic-v1", deals=args.deals, matches=args.matches,

@@ -36,12 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
-    from agents.registry import make_agent
-    from agents.remote.external import ExternalAgent
+    from fourhundred_agents.registry import make_agent
+    from fourhundred_agents.remote.external import ExternalAgent
     from fourhundred_cli.common import check_seed
     from fourhundred_env.errors import FourHundredError
     from fourhundred_env.rules import Rules
-    from tournament.runner import LockstepRunner, Records, close_agents
+    from fourhundred_tournament.runner import LockstepRunner, Records, close_agents
 
     check_seed(args.seed)
     if args.hands < 1:

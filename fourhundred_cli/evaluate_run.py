@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     a FourHundredError, which `main` reports in one line with status 2)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from train.config import load_config
-    from train.evaluate import eval_seed, evaluate_pair
+    from fourhundred_train.config import load_config
+    from fourhundred_train.evaluate import eval_seed, evaluate_pair
 
     _check_numbers(args)
     run = Path(args.run)
@@ -107,7 +107,7 @@ def _check_agents(specs: dict[str, str], rules: str) -> None:
     """Make each agent of `specs` (what it is -> its spec) once, so that an unknown agent or an
     unreadable snapshot is refused in one line naming it, before anything is played or
     logged (a refused run gets no new events file)."""
-    from agents.registry import make_agent
+    from fourhundred_agents.registry import make_agent
     from fourhundred_env.rules import Rules
 
     preset = Rules.preset(rules)
@@ -125,9 +125,9 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
     eval/* at the run's last step (its config's total_timesteps)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.libraries.agent import model_spec
+    from fourhundred_agents.libraries.agent import model_spec
     from fourhundred_env.configs import load_yaml
-    from train.evaluate import evaluate_pair
+    from fourhundred_train.evaluate import evaluate_pair
 
     meta = load_yaml(run / "config.yaml", "run config")
     spec = model_spec(run)
@@ -162,13 +162,13 @@ def _to_ladder(
     plays every bot on the ladder); log and draw the Elo by training step."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from tournament.config import files_digest
-    from tournament.db import ReadOnlyResults
-    from tournament.db.ladder import read_ladder
-    from tournament.figures import save_figure
-    from tournament.ladder.history import ladder_report
-    from tournament.ladder.play import add_bots
-    from tournament.ladder.plots import figure_by_step, step_points
+    from fourhundred_tournament.config import files_digest
+    from fourhundred_tournament.db import ReadOnlyResults
+    from fourhundred_tournament.db.ladder import read_ladder
+    from fourhundred_tournament.figures import save_figure
+    from fourhundred_tournament.ladder.history import ladder_report
+    from fourhundred_tournament.ladder.play import add_bots
+    from fourhundred_tournament.ladder.plots import figure_by_step, step_points
 
     kind = "neural-bid" if config.mode == "bidding" else "neural"
     play = {"workers": args.workers, "progress": True}

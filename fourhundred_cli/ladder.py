@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
     if args.ladder_command == "add":
-        from tournament.ladder.play import add_bots
+        from fourhundred_tournament.ladder.play import add_bots
 
         check_seed(args.seed)
         if args.out:
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{what}; {s.games_played} games played in {s.seconds:.1f} s "
               f"({s.games_resumed} already in {args.db})")  # fmt: skip
     elif args.ladder_command == "remove":
-        from tournament.ladder.play import remove_bots
+        from fourhundred_tournament.ladder.play import remove_bots
 
         event = remove_bots(args.db, args.names)
         print(f"event #{event}: retired {', '.join(args.names)}; their games stay in {args.db}")
@@ -121,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
 
 def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) -> int:
     """Print the ladder's report and write its JSON and history figure."""
-    from tournament.db import ReadOnlyResults
-    from tournament.files import write_text
-    from tournament.ladder.history import format_ladder, ladder_report
+    from fourhundred_tournament.db import ReadOnlyResults
+    from fourhundred_tournament.files import write_text
+    from fourhundred_tournament.ladder.history import format_ladder, ladder_report
 
     if bootstrap < 0:
         raise FourHundredError(f"--bootstrap {bootstrap}: expected 0 or more")
@@ -145,7 +145,7 @@ def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) ->
         ) from None
     written = [path]
     try:
-        from tournament.ladder.plots import write_history_plot
+        from fourhundred_tournament.ladder.plots import write_history_plot
 
         written.append(write_history_plot(rep, folder / f"{db.stem}.history.png"))
     except ModuleNotFoundError as e:  # matplotlib: the plots extra

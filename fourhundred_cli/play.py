@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     a FourHundredError, which `main` reports in one line with status 2)."""
     import secrets
 
-    from agents.human import play_match
+    from fourhundred_agents.human import play_match
 
     check_seed(args.seed)
     if args.max_hands < 1:

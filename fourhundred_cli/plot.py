@@ -1,8 +1,8 @@
 """`fourhundred plot RUN_DIR [RUN_DIR ...] [--out DIR]` and `fourhundred plot RESULTS.sqlite`.
 
 Run folders (TensorBoard event files of `fourhundred train`) give learning curves
-(:mod:`train.plots`); a tournament's SQLite file gives its report figures
-(:mod:`tournament.plots`). matplotlib and tensorboard are imported only when the command runs.
+(:mod:`fourhundred_train.plots`); a tournament's SQLite file gives its report figures
+(:mod:`fourhundred_tournament.plots`). matplotlib and tensorboard are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
                 f"plot {' '.join(args.paths)}: expected either one results database "
                 f"({'/'.join(DB_SUFFIXES)}) or run folders, not both or several databases"
             )
-        from tournament.plots import write_tournament_plots
+        from fourhundred_tournament.plots import write_tournament_plots
 
         db = dbs[0]
         out = Path(args.out) if args.out else db.parent / "plots"
@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         if args.smoothing is not None and not 0.0 <= args.smoothing < 1.0:
             raise FourHundredError(f"--smoothing {args.smoothing}: expected a number in [0, 1)")
-        from train.plots import load_runs, write_training_plots
+        from fourhundred_train.plots import load_runs, write_training_plots
 
         runs = load_runs(paths)
         if args.out:

@@ -117,8 +117,8 @@ def show(record: GameRecord, hand: int | None = None) -> str:
 
 def export(args: argparse.Namespace) -> None:
     """Write the games of match `args.match` of a results database as records."""
-    from tournament.db import ReadOnlyResults
-    from tournament.replay import replay_game, tournament_info
+    from fourhundred_tournament.db import ReadOnlyResults
+    from fourhundred_tournament.replay import replay_game, tournament_info
 
     with ReadOnlyResults(args.db) as db:
         pair = _pair(db, args.match, args.pair)

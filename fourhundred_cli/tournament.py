@@ -19,7 +19,7 @@ DEFAULT_AGENTS = ("heuristic", "heuristic-v1", "minbid", "random")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add this subcommand's flags to `p`."""
-    from tournament.config import TournamentConfig
+    from fourhundred_tournament.config import TournamentConfig
 
     def default(name: str) -> Any:  # a flag's default is the config field's (no --config)
         return next(f.default for f in fields(TournamentConfig) if f.name == name)
@@ -140,11 +140,16 @@ def tournament_overrides(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
-    from agents.registry import available_agents
-    from tournament.config import load_config
-    from tournament.db import ReadOnlyResults
-    from tournament.parallel import run_tournament
-    from tournament.report import build_report, format_report, log_tensorboard, write_report
+    from fourhundred_agents.registry import available_agents
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.db import ReadOnlyResults
+    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.report import (
+        build_report,
+        format_report,
+        log_tensorboard,
+        write_report,
+    )
 
     if args.list_agents:
         for name, desc in available_agents().items():
@@ -201,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         log_tensorboard(report, cfg.tensorboard)
         print(f"TensorBoard: {cfg.tensorboard}")
     if args.plots:
-        from tournament.plots import write_tournament_plots
+        from fourhundred_tournament.plots import write_tournament_plots
 
         figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
         print("plots: " + ", ".join(str(p) for p in figures))
@@ -217,10 +222,10 @@ def _report_config(
     never counts games the run did not plan."""
     from pathlib import Path
 
-    from tournament.config import config_from_mapping, load_config
-    from tournament.db import ReadOnlyResults
-    from tournament.db.ladder import recorded_pairings
-    from tournament.report import config_from_db
+    from fourhundred_tournament.config import config_from_mapping, load_config
+    from fourhundred_tournament.db import ReadOnlyResults
+    from fourhundred_tournament.db.ladder import recorded_pairings
+    from fourhundred_tournament.report import config_from_db
 
     given = {k: v for k, v in overrides.items() if v is not None}
     if args.config is not None:

@@ -33,15 +33,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
-    from train.config import load_config, resume_config
-    from train.evaluate import make_evaluator
-    from train.ppo import Trainer
+    from fourhundred_train.config import load_config, resume_config
+    from fourhundred_train.evaluate import make_evaluator
+    from fourhundred_train.ppo import Trainer
 
     if args.config and "=" in args.config:  # only overrides were given
         args.overrides.insert(0, args.config)
         args.config = None
-    from train.bid_q import is_bid_q
-    from train.exit import is_exit
+    from fourhundred_train.bid_q import is_bid_q
+    from fourhundred_train.exit import is_exit
 
     resumed = Path(args.resume) / "config.yaml" if args.resume else None
     config_file = resumed if resumed is not None and resumed.is_file() else None
@@ -94,7 +94,7 @@ def _config_and_folder(args: argparse.Namespace, load, resume) -> tuple[object, 
 
 def _run_bid_q(args: argparse.Namespace) -> int:
     """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q/)."""
-    from train.bid_q import BidQTrainer, load_bid_q_config
+    from fourhundred_train.bid_q import BidQTrainer, load_bid_q_config
 
     config, run_dir = _config_and_folder(
         args, load_bid_q_config, lambda d, o: load_bid_q_config(d / "config.yaml", o)
@@ -108,7 +108,7 @@ def _run_bid_q(args: argparse.Namespace) -> int:
 
 def _run_exit(args: argparse.Namespace) -> int:
     """A ``mode: exit`` config: expert iteration (train/exit/)."""
-    from train.exit import ExitTrainer, load_exit_config, results_table, resume_config
+    from fourhundred_train.exit import ExitTrainer, load_exit_config, results_table, resume_config
 
     if args.no_eval:  # eval_matches may change on a resume: it changes no weight
         args.overrides = [*args.overrides, "eval_matches=0"]

@@ -32,7 +32,7 @@ ENTRY_POINT_GROUP = "fourhundred.agents"
 
 
 class AgentLike(Protocol):
-    """What the core and the environments need of a bot (``agents.protocol.Agent`` is one)."""
+    """What the core and the environments need of a bot (``fourhundred_agents.protocol.Agent`` is one)."""
 
     def reset(self, num_tables: int) -> None:
         """Start new matches on a batch of `num_tables` tables."""

@@ -31,12 +31,12 @@ SEAT_SALTS = np.array(
 )
 ENV_STREAM_SALTS = np.array([0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5, 0x94D049BB133111EB], np.uint64)
 
-# the tournament (tournament.runner): the game stream key of a game
+# the tournament (fourhundred_tournament.runner): the game stream key of a game
 GAME_STREAM_SALTS = np.array(
     [0x6C62272E07BB0142, 0x62B821756295C58D, 0x9E3779B97F4A7C15], np.uint64
 )
 
-# the agents (agents.draws and the bots): an agent's key from its seed, a random bot's pick,
+# the agents (fourhundred_agents.draws and the bots): an agent's key from its seed, a random bot's pick,
 # a heuristic's explore flip and its pick, a neural policy's sample, the search's worlds of a
 # position, its resampling, and pimc's retries of a deal
 AGENT_SALT = U64(0x2545F4914F6CDD1D)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from agents.registry import available_agents, make_agent, parse_spec
+from fourhundred_agents.registry import available_agents, make_agent, parse_spec
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.registry import entry
 from fourhundred_env.rules import Rules
@@ -95,7 +95,7 @@ def _bundled_checkpoints() -> list[AgentChoice]:
     """The pretrained checkpoints shipped in ``agents/pretrained`` (package data)."""
     out = []
     try:
-        folder = resources.files("agents") / "pretrained"
+        folder = resources.files("fourhundred_agents") / "pretrained"
     except (ModuleNotFoundError, TypeError):  # pragma: no cover - agents is always installed
         return out
     for name, kind in _PRETRAINED.items():

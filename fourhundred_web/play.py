@@ -1,7 +1,7 @@
 """A table in the browser: one match of one to four people, bots in the other seats, held
 by the server.
 
-:class:`PlaySession` is the server's game loop (as :func:`agents.human.play_match` is the
+:class:`PlaySession` is the server's game loop (as :func:`fourhundred_agents.human.play_match` is the
 terminal's): the engine (a :class:`~fourhundred_env.table.Table`) is the authority, the bots
 move as soon as it is their turn, a person's seat waits for that person, and each person's
 browser gets :meth:`PlaySession.state` for their seat, built from that seat's
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.protocol import Agent
-from agents.registry import make_agent
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.registry import make_agent
 from fourhundred_env.cards import (
     NUM_CARDS,
     REDEAL_ACTION,

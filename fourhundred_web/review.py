@@ -1,4 +1,4 @@
-"""Engine analysis in the browser (:mod:`agents.analysis`): a game's review in Watch, and a
+"""Engine analysis in the browser (:mod:`fourhundred_agents.analysis`): a game's review in Watch, and a
 hint at a person's turn on the Play page.
 
 A **review** values every decision of a game record (one hand, or the whole game) as
@@ -52,7 +52,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import Route
 
-from agents.analysis import NOISE, ActionValuer, analyse_decisions, make_valuer
+from fourhundred_agents.analysis import NOISE, ActionValuer, analyse_decisions, make_valuer
 from fourhundred_env.cards import action_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.game_record import GameRecord, decisions, parse_record
@@ -411,7 +411,7 @@ def _num(x: float) -> float | None:
 def _tournament_record(w: Any, pair: tuple[str, str], match_id: int, twin: int) -> GameRecord:
     """Game `twin` of duplicate match `match_id` of `pair` as a record: its hands replayed
     card by card (a game that cannot be is refused, with the reason)."""
-    from tournament.replay import ReplayError
+    from fourhundred_tournament.replay import ReplayError
 
     try:
         game = w.game((*pair, match_id, twin))

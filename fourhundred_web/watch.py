@@ -5,8 +5,8 @@ and replays.
 browser) and answers four questions: what tournament is this (:meth:`Watch.summary`), which
 duplicate matches are there, filtered by pairing and sorted by score difference or by how
 surprising they are (:meth:`Watch.matches`), how did a match go, both twins hand by hand
-and, where :func:`tournament.replay.replay_game` can replay them exactly, card by card
-(:meth:`Watch.match`), and, for a ladder (:mod:`tournament.ladder`), what are the ratings now
+and, where :func:`fourhundred_tournament.replay.replay_game` can replay them exactly, card by card
+(:meth:`Watch.match`), and, for a ladder (:mod:`fourhundred_tournament.ladder`), what are the ratings now
 and after each event, and how many matches has each pairing (:meth:`Watch.ladder`).
 
 A bot that names files (a checkpoint, a ``cmd:`` bot's program) is replayed only while they
@@ -35,10 +35,10 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.game_record import RecordedHand
 from fourhundred_env.history import HandRecord
-from tournament.config import spec_files
-from tournament.db import GameKey, HandRow, ReadOnlyResults
-from tournament.ladder.history import ladder_report
-from tournament.replay import (
+from fourhundred_tournament.config import spec_files
+from fourhundred_tournament.db import GameKey, HandRow, ReadOnlyResults
+from fourhundred_tournament.ladder.history import ladder_report
+from fourhundred_tournament.replay import (
     ReplayedGame,
     TournamentInfo,
     label_blockers,
@@ -162,7 +162,7 @@ class Watch:
     # -- the ladder -------------------------------------------------------------------------
     def ladder(self) -> dict[str, Any] | None:
         """The ladder's ratings now and after each event and its pairings (:func:`ladder_json`
-        of :func:`tournament.ladder.history.ladder_report`); None for a tournament database.
+        of :func:`fourhundred_tournament.ladder.history.ladder_report`); None for a tournament database.
         Cached until a game is added or an event recorded."""
         with self._open() as db:
             if "ladder" not in db.meta():
@@ -352,7 +352,7 @@ def _finite(x: Any) -> float | None:
 
 
 def ladder_json(report: dict[str, Any], pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """A ladder's report (:func:`~tournament.ladder.history.ladder_report`) for the browser.
+    """A ladder's report (:func:`~fourhundred_tournament.ladder.history.ladder_report`) for the browser.
 
     Bots are a list (the rating list, best first; each event's ``ratings`` is aligned with
     it, None where a bot was not on the ladder yet), so that two labels sharing a public

@@ -32,8 +32,8 @@ def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small finished tournament (3 replayable bots, 2 duplicate matches per pairing, one
     match per job so that every match's agents are seeded differently): its results file.
     Tests copy it before changing it."""
-    from tournament.config import load_config
-    from tournament.parallel import run_tournament
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.parallel import run_tournament
 
     path = tmp_path_factory.mktemp("results") / "results.sqlite"
     cfg = load_config(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import register_agent
-from agents.protocol import Agent
+from fourhundred_agents import register_agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.view import SeatView
 
 

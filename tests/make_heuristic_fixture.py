@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import make_agent
+from fourhundred_agents import make_agent
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view

@@ -1,6 +1,6 @@
 """Small real data for the plot and notebook tests, made once per test session.
 
-- two training runs: a tiny PPO run (`train.ppo.Trainer`, 4 updates, no evaluation) and a
+- two training runs: a tiny PPO run (`fourhundred_train.ppo.Trainer`, 4 updates, no evaluation) and a
   synthetic run written with `SummaryWriter` that also has eval/* scalars (Wilson bounds);
 - a tiny tournament (random bots and the heuristic, 3 duplicate matches per pairing).
 """
@@ -30,7 +30,7 @@ class PlotData:
     real_run: Path  # tiny Trainer run: charts/* and losses/*, no eval/*
     synthetic_run: Path  # charts/*, losses/* and eval/* (with Wilson bounds)
     db: Path  # tournament results
-    tournament_config: object  # tournament.config.TournamentConfig
+    tournament_config: object  # fourhundred_tournament.config.TournamentConfig
 
 
 _CACHE: dict[str, PlotData] = {}
@@ -40,7 +40,7 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
     """A run folder with every scalar train/ppo.py logs, eval/* every EVAL_EVERY updates."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from tournament.ratings import wilson_interval
+    from fourhundred_tournament.ratings import wilson_interval
 
     rng = np.random.default_rng(seed)
     run_dir.mkdir(parents=True)
@@ -77,10 +77,10 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
 
 
 def make_plot_data(base: Path) -> PlotData:
-    from tournament.config import load_config as load_tournament_config
-    from tournament.parallel import run_tournament
-    from train.config import load_config
-    from train.ppo import Trainer
+    from fourhundred_tournament.config import load_config as load_tournament_config
+    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_train.config import load_config
+    from fourhundred_train.ppo import Trainer
 
     real = base / "runs" / "tiny__1"
     Trainer(load_config(None, TINY_TRAIN), real).train(progress=False)

@@ -15,22 +15,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import agents.scripted.heuristic_bid as heuristic_module
-from agents import available_agents, make_agent
-from agents.scripted.heuristic import HeuristicAgent, MinBidAgent, mask_to_set
-from agents.scripted.heuristic_bid import HeuristicParams, hand_features
-from agents.scripted.heuristic_v1 import HeuristicV1Agent
-from agents.scripted.random import RandomAgent
+import fourhundred_agents.scripted.heuristic_bid as heuristic_module
+from fourhundred_agents import available_agents, make_agent
+from fourhundred_agents.scripted.heuristic import HeuristicAgent, MinBidAgent, mask_to_set
+from fourhundred_agents.scripted.heuristic_bid import HeuristicParams, hand_features
+from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
+from fourhundred_agents.scripted.random import RandomAgent
 from fourhundred_env.cards import BID_OFFSET, REDEAL_ACTION, action_text, cards_to_set, parse_hand
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
+from fourhundred_tournament.runner import LockstepRunner, Records
 from tests.make_heuristic_fixture import PATH as FIXTURE_PATH
 from tests.make_heuristic_fixture import PROFILES as FIXTURE_PROFILES
 from tests.make_heuristic_fixture import load_views
-from tournament.runner import LockstepRunner, Records
 
 PROFILES = [Rules(), Rules.preset("pagat"), Rules(auto_claim=True), Rules(five_to_run=True),
             Rules(no_face_redeal=False)]  # fmt: skip

@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from agents.human import HumanAgent, QuitGame, hand_line, play_match, render_view
+from fourhundred_agents.human import HumanAgent, QuitGame, hand_line, play_match, render_view
 from fourhundred_cli import main as cli_main
 from fourhundred_env.cards import BID_OFFSET, cards_to_set, parse_card, parse_hand
 from fourhundred_env.errors import FourHundredError
@@ -193,8 +193,8 @@ def test_play_quits_cleanly_and_rejects_bad_setups(monkeypatch, capsys) -> None:
 def test_a_person_in_a_tournament_plays_in_process_and_quit_stops_the_run(
     monkeypatch, capsys, tmp_path
 ) -> None:
-    from tournament.config import load_config
-    from tournament.planning import plan_jobs
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.planning import plan_jobs
 
     cfg = load_config(None, {"agents": ["human", "random"], "matches": 2, "workers": 2})
     assert cfg.interactive and {j.table_batch for j in plan_jobs(cfg)} == {1}

@@ -7,8 +7,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.search.pimc import determinize
+from fourhundred_agents import make_agent
+from fourhundred_agents.search.pimc import determinize
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import FULL_DECK
 from fourhundred_env.engine import Phase, unpack_sets

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.draws import view_uniforms
+from fourhundred_agents import make_agent
+from fourhundred_agents.draws import view_uniforms
 from fourhundred_env import Engine, Rules
 from fourhundred_env.envs import FourHundredVectorEnv
 from fourhundred_env.envs import driver as driver_module

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.analysis import (
+from fourhundred_agents import make_agent
+from fourhundred_agents.analysis import (
     ActionValues,
     analyse_decisions,
     analyse_record,

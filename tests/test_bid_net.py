@@ -11,9 +11,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.bid_analysis import analyse_bid, position_from_seed, position_from_text, start  # noqa: E402
-from agents.neural.bid_net import (  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
+from fourhundred_agents.bid_analysis import (  # noqa: E402
+    analyse_bid,
+    position_from_seed,
+    position_from_text,
+    start,
+)
+from fourhundred_agents.neural.bid_net import (  # noqa: E402
     MATCHWIN,
     OTHERS_MADE,
     PER_BID,
@@ -22,17 +27,16 @@ from agents.neural.bid_net import (  # noqa: E402
     BidNet,
     BidNetConfig,
 )
-from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.scripted.heuristic_v1 import HeuristicV1Agent  # noqa: E402
-from agents.value.match_value import team_values  # noqa: E402
-from agents.value.matchwin import MatchWin, matchwin_path  # noqa: E402
+from fourhundred_agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent  # noqa: E402
+from fourhundred_agents.value.match_value import team_values  # noqa: E402
+from fourhundred_agents.value.matchwin import MatchWin, matchwin_path  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
 from fourhundred_env.rules import bid_value, min_bid  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from tests.test_bid_q import assert_bids_as_its_network  # noqa: E402
-from train.bid_q import (  # noqa: E402
+from fourhundred_train.bid_q import (  # noqa: E402
     BidQTrainer,
     QBidder,
     bid_inputs,
@@ -40,6 +44,7 @@ from train.bid_q import (  # noqa: E402
     record_positions,
     world_values,
 )
+from tests.test_bid_q import assert_bids_as_its_network  # noqa: E402
 
 STRONG = "AH KH QH JH 10H 9H AS KS AD KD AC KC QC"
 WEAK = "2H 3S 4S 5S 6D 7D 8D 2C 3C 4C 5C 6C 7C"
@@ -158,7 +163,7 @@ def test_each_bid_reads_the_match_win_estimate_counting_the_other_seats_outcomes
 
 
 def test_a_checkpoint_of_the_first_layout_still_loads_and_bids(tmp_path: Path) -> None:
-    from train.checkpoint import save_policy
+    from fourhundred_train.checkpoint import save_policy
 
     torch.manual_seed(0)
     old = BidNet(BidNetConfig(bid_features=1, hidden=32, head=16))
@@ -278,7 +283,7 @@ def test_a_bid_features_run_resumes_exactly_and_bids_with_neural_bid(tmp_path: P
 
 
 def test_a_run_stopped_in_its_fit_resumes_from_its_saved_values(tmp_path, monkeypatch) -> None:
-    import train.bid_q.trainer as bid_q
+    import fourhundred_train.bid_q.trainer as bid_q
 
     cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=1"])
     BidQTrainer(cfg, tmp_path / "a").train()

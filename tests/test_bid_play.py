@@ -11,16 +11,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.neural.bid_net import BidNet, BidNetConfig  # noqa: E402
-from agents.neural.bid_play import BidPlayNet  # noqa: E402
-from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig  # noqa: E402
+from fourhundred_agents.neural.bid_play import BidPlayNet  # noqa: E402
+from fourhundred_agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
+from fourhundred_agents.registry import make_agent  # noqa: E402
 from fourhundred_env import Engine, Phase, Rules  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from train.checkpoint import policy_record, save_policy  # noqa: E402
-from train.exit import record_positions  # noqa: E402
-from train.exit.config import load_exit_config  # noqa: E402
+from fourhundred_train.checkpoint import policy_record, save_policy  # noqa: E402
+from fourhundred_train.exit import record_positions  # noqa: E402
+from fourhundred_train.exit.config import load_exit_config  # noqa: E402
 
 SMALL_BID = BidNetConfig(hidden=16, head=8, head_version=2)
 SMALL_PLAY = NetConfig(hidden=16, layers=1)
@@ -117,7 +117,7 @@ def test_joined_weights_that_do_not_fit_are_refused(tmp_path: Path) -> None:
 
 
 def test_an_exit_run_with_a_bidder_fits_the_cards_and_keeps_the_bids(tmp_path: Path) -> None:
-    from train.exit import DEFAULT_INIT, ExitTrainer
+    from fourhundred_train.exit import DEFAULT_INIT, ExitTrainer
 
     bidder = "agents/pretrained/bidder.pt"
     config = load_exit_config("exit", [*_TINY_EXIT, f"bidder={bidder}", "iterations=2",

@@ -10,14 +10,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.value.matchwin import MatchWin  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
+from fourhundred_agents.value.matchwin import MatchWin  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
 from fourhundred_env.errors import ConfigError  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from train.bid_q import (  # noqa: E402
+from fourhundred_train.bid_q import (  # noqa: E402
     BidQTrainer,
     QBidder,
     load_bid_q_config,
@@ -26,7 +26,7 @@ from train.bid_q import (  # noqa: E402
     relative_targets,
     world_values,
 )
-from train.matchwin import self_play  # noqa: E402
+from fourhundred_train.matchwin import self_play  # noqa: E402
 
 # the plain network on true-deal play-outs (the shipped config's are in test_bid_net.py)
 TINY = ["positions=600", "num_tables=64", "hidden=32", "layers=1", "epochs=1",
@@ -63,7 +63,7 @@ def test_every_legal_bid_is_played_out_on_the_same_deal() -> None:
 def test_world_values_are_the_bid_search_of_a_heuristic_v1_table(tmp_path: Path) -> None:
     """worlds=K: each legal bid valued by the search over K worlds with heuristic-v1 at every
     seat, in percentage points; a run with it is seeded like the others."""
-    from agents.search.agent import SearchAgent, SearchSettings
+    from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 
     engine = Engine(Rules())
     pos = record_positions(engine, QBidder(engine), 24, 5, 8, 200, 0)

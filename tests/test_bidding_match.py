@@ -10,23 +10,23 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.bid_analysis import (  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
+from fourhundred_agents.bid_analysis import (  # noqa: E402
     BID_ACTION0,
     analyse_bid,
     position_from_seed,
     position_from_text,
 )
-from agents.value.match_value import hand_value_change, team_values  # noqa: E402
-from agents.value.matchwin import MatchWin  # noqa: E402
+from fourhundred_agents.value.match_value import hand_value_change, team_values  # noqa: E402
+from fourhundred_agents.value.matchwin import MatchWin  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_CARDS  # noqa: E402
 from fourhundred_env.errors import FourHundredError  # noqa: E402
 from fourhundred_env.observation import OBS_FIELDS, encode_observation  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from train.config import ConfigError, load_config  # noqa: E402
-from train.ppo import Trainer  # noqa: E402
+from fourhundred_train.config import ConfigError, load_config  # noqa: E402
+from fourhundred_train.ppo import Trainer  # noqa: E402
 
 TINY_BID = [
     "mode=bidding", "num_tables=64", "rollout_steps=8", "total_decisions=1024", "hidden=32",
@@ -64,7 +64,7 @@ def test_hand_value_change_wins_the_match_or_only_passes_the_deal() -> None:
 
 
 def test_match_value_reward_in_a_bidding_run_is_the_teams_change(tmp_path: Path) -> None:
-    from train.objectives import MatchValue
+    from fourhundred_train.objectives import MatchValue
 
     config = load_config(None, [*TINY_BID, "reward=match_value", "match_value_points=40",
                                 "learner_partnership=true", "hand_scores_low=20"])  # fmt: skip
@@ -144,7 +144,7 @@ def test_compose_bids_as_one_bot_and_plays_as_another() -> None:
 def test_analyser_shows_what_a_search_bidder_maximizes(tmp_path: Path) -> None:
     """For a search bidder (here inside a composition) the table and the plot have the
     search's own value of each bid, and the bid it makes is the best of them."""
-    from train.bid_report import plot_bid_analysis
+    from fourhundred_train.bid_report import plot_bid_analysis
 
     pos = position_from_seed(7, seat=2, scores=(18, 36, 9, 31), dealer=1)
     spec = "compose:bid=search:bidder,bid_worlds=6,candidates=24,play=heuristic-v1"
@@ -157,7 +157,7 @@ def test_analyser_shows_what_a_search_bidder_maximizes(tmp_path: Path) -> None:
 
 
 def test_the_plot_title_wraps_a_long_spec_after_commas_and_cuts_it_visibly() -> None:
-    from train.bid_report import _wrap_spec
+    from fourhundred_train.bid_report import _wrap_spec
 
     spec = ("compose:bid=search:bidder,bid_worlds=6,candidates=24,per_point=0.003,"
             "own=heuristic-v1,matchwin=matchwin_h1.npz,play=heuristic-v1")  # fmt: skip
@@ -210,7 +210,7 @@ def test_compose_with_a_neural_bidder_bids_as_the_checkpoint() -> None:
 
 # -- the bidding report --------------------------------------------------------------------
 def test_bid_report_is_seeded_and_paired(tmp_path: Path) -> None:
-    from train.bid_report import SITUATIONS, bid_report, format_report
+    from fourhundred_train.bid_report import SITUATIONS, bid_report, format_report
 
     a = bid_report("heuristic-v1", deals=4, matches=0, seed=5, out_dir=tmp_path)
     b = bid_report("heuristic-v1", deals=4, matches=0, seed=5, out_dir=tmp_path)
@@ -251,7 +251,7 @@ def test_analyser_values_every_legal_bid_and_marks_the_bidders_own() -> None:
 def test_analyser_reads_a_fitted_q_bidders_values_and_a_policys_value_head(
     tmp_path: Path,
 ) -> None:
-    from train.bid_report import plot_bid_analysis
+    from fourhundred_train.bid_report import plot_bid_analysis
 
     pos = position_from_seed(3, seat=0, dealer=2)
     assert len(pos.bids) == 1  # seat 3 bid first, as heuristic-v1
@@ -287,9 +287,9 @@ def test_analyser_bad_input_is_one_clear_line(args: list[str], message: str, cap
 
 
 def test_rollout_values_of_bids_are_match_value_changes_under_match_value(tmp_path: Path) -> None:
-    from agents.search.rollout import rollout_values
-    from agents.value.match_value import hand_value_change
-    from train.objectives import RolloutValues, _match_value_of_playouts
+    from fourhundred_agents.search.rollout import rollout_values
+    from fourhundred_agents.value.match_value import hand_value_change
+    from fourhundred_train.objectives import RolloutValues, _match_value_of_playouts
 
     config = load_config(None, [*TINY_BID, "reward=match_value", "match_value_points=40",
                                 "learner_partnership=true", "teacher=heuristic-v1",
@@ -313,7 +313,7 @@ def test_rollout_values_of_bids_are_match_value_changes_under_match_value(tmp_pa
     table, action = np.nonzero(np.isfinite(values))
     branch = state.select(table)
     engine.step(branch, action)
-    from agents.bid_analysis import play_hand
+    from fourhundred_agents.bid_analysis import play_hand
 
     play_hand(engine, branch, [teacher] * 4, [teacher] * 4)
     change = hand_value_change(engine, MatchWin(), state.scores_before[table], branch.hand_points,

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.remote import sandbox
-from agents.remote.external import ExternalAgent, game_key, split_command
+from fourhundred_agents.remote import sandbox
+from fourhundred_agents.remote.external import ExternalAgent, game_key, split_command
 from fourhundred_env import Engine, Rules
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.view import seat_view
-from tournament.config import load_config
-from tournament.parallel import run_tournament
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.parallel import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "tests" / "bots" / "sandbox_bot.py"

@@ -15,16 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.remote.external import PROTOCOL_VERSION, ExternalAgent, view_message
-from agents.remote.isolated import IsolatedAgent
+from fourhundred_agents import make_agent
+from fourhundred_agents.remote.external import PROTOCOL_VERSION, ExternalAgent, view_message
+from fourhundred_agents.remote.isolated import IsolatedAgent
 from fourhundred_cli import main as cli_main
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import action_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.view import seat_view
-from tournament.config import load_config
-from tournament.parallel import run_tournament
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.parallel import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"
@@ -105,7 +105,7 @@ def test_a_bot_flooding_stderr_is_not_blocked_and_not_faulted(tmp_path: Path) ->
 def test_a_bot_that_cannot_start_stops_the_tournament_before_it_begins(
     mode: str, expect: str, tmp_path: Path, monkeypatch
 ) -> None:
-    monkeypatch.setattr("agents.remote.process.MIN_START_S", HARD)  # (10 s by default)
+    monkeypatch.setattr("fourhundred_agents.remote.process.MIN_START_S", HARD)  # (10 s by default)
     with pytest.raises(FourHundredError, match=expect):
         _play(tmp_path, [_hostile(mode, tmp_path), "minbid"])
     assert not (tmp_path / "t" / "results.sqlite").exists()
@@ -246,7 +246,7 @@ def test_the_hard_limit_holds_outside_the_main_thread(tmp_path: Path, monkeypatc
 
     monkeypatch.setenv("FOURHUNDRED_TEST_MARKER", str(tmp_path / "marker"))
     module = str(ROOT / "tests" / "bots" / "swallowing_agent.py")
-    from agents.remote.modules import import_agent_modules
+    from fourhundred_agents.remote.modules import import_agent_modules
 
     import_agent_modules([module])
     engine = Engine(Rules())

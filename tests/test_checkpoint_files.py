@@ -10,12 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
+from fourhundred_agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
 from fourhundred_cli import main as cli_main  # noqa: E402
 from fourhundred_env.rules import CONDUCT_FLAGS, Rules  # noqa: E402
-from train.checkpoint import policy_record, save_policy  # noqa: E402
+from fourhundred_train.checkpoint import policy_record, save_policy  # noqa: E402
 
 SMALL = NetConfig(hidden=8, layers=1)
 

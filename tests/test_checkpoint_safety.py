@@ -17,12 +17,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.neural import checkpoint as checkpoint_module  # noqa: E402
-from agents.neural.bid_net import BidNet, BidNetConfig  # noqa: E402
-from agents.neural.checkpoint import PRETRAINED, CheckpointError, load_policy  # noqa: E402
-from agents.neural.files import archive_problem  # noqa: E402
-from agents.neural.network import (  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
+from fourhundred_agents.neural import checkpoint as checkpoint_module  # noqa: E402
+from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig  # noqa: E402
+from fourhundred_agents.neural.checkpoint import PRETRAINED, CheckpointError, load_policy  # noqa: E402
+from fourhundred_agents.neural.files import archive_problem  # noqa: E402
+from fourhundred_agents.neural.network import (  # noqa: E402
     MAX_HIDDEN,
     MAX_LAYERS,
     MAX_PARAMETERS,
@@ -31,7 +31,7 @@ from agents.neural.network import (  # noqa: E402
 )
 from fourhundred_env.observation import OBS_SIZE  # noqa: E402
 from fourhundred_env.rules import Rules  # noqa: E402
-from train.checkpoint import policy_record, save_policy  # noqa: E402
+from fourhundred_train.checkpoint import policy_record, save_policy  # noqa: E402
 
 SMALL = NetConfig(hidden=8, layers=1)
 SMALL_BID = BidNetConfig(hidden=16, head=8, head_version=2)
@@ -62,9 +62,9 @@ def _refusal(path: Path) -> str:
 _CHILD = r"""
 import json, re, resource, sys
 import torch
-from agents.neural.bid_net import BidNet, BidNetConfig
-from agents.neural.checkpoint import CheckpointError, load_policy
-from agents.neural.network import NetConfig, PolicyValueNet
+from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig
+from fourhundred_agents.neural.checkpoint import CheckpointError, load_policy
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 warm, jobs = sys.argv[1:3], json.loads(sys.argv[3])
 for path in warm:  # imports and first-use caches, outside the measure
     load_policy(path)

@@ -206,7 +206,7 @@ def test_views_built_by_hand_are_checked_before_a_kernel_indexes_with_them(field
     view = SeatView(**arrays)
     with pytest.raises(FourHundredError, match="not a seat's view"):
         encode_observation(view)
-    from agents.scripted.heuristic import HeuristicAgent
+    from fourhundred_agents.scripted.heuristic import HeuristicAgent
 
     with pytest.raises(FourHundredError, match="not a seat's view"):
         HeuristicAgent(Rules()).act(view)

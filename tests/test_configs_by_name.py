@@ -78,16 +78,15 @@ def test_pyproject_lists_every_package_of_the_tree() -> None:
     listed = set(
         tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     )
+    folders = {
+        "agents": "fourhundred_agents",
+        "tournament": "fourhundred_tournament",
+        "train": "fourhundred_train",
+    }  # pyproject's package-dir
     found = {
-        ".".join(p.parent.relative_to(ROOT).parts)
-        for top in (
-            "fourhundred_env",
-            "agents",
-            "tournament",
-            "train",
-            "fourhundred_cli",
-            "fourhundred_web",
-        )
+        ".".join((folders.get(parts[0], parts[0]), *parts[1:]))
+        for top in ("fourhundred_env", *folders, "fourhundred_cli", "fourhundred_web")
         for p in (ROOT / top).rglob("__init__.py")
+        for parts in [p.parent.relative_to(ROOT).parts]
     }
     assert listed == found | {"fourhundred_env.bundled_configs"}

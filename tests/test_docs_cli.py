@@ -59,7 +59,7 @@ def test_every_flag_has_help_with_its_default() -> None:
 
 
 def test_the_tournament_flags_state_the_config_defaults() -> None:
-    from tournament.config import TournamentConfig
+    from fourhundred_tournament.config import TournamentConfig
 
     helps = {a.dest: a.help for a in _subparsers()["tournament"]._actions}
     for name in ("matches", "seed", "max_hands", "workers", "table_batch", "chunk_matches"):

@@ -14,8 +14,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.search.endgame import solve
+from fourhundred_agents import make_agent
+from fourhundred_agents.search.endgame import solve
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import parse_card
 from fourhundred_env.engine import Phase, State

@@ -12,9 +12,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import fourhundred_env.envs  # noqa: F401 - registers the ids
-from agents import register_agent
-from agents.draws import sample_masked
-from agents.protocol import Agent
+from fourhundred_agents import register_agent
+from fourhundred_agents.draws import sample_masked
+from fourhundred_agents.protocol import Agent
 from fourhundred_env import FourHundredError, IllegalActionError
 from fourhundred_env.envs import FourHundredEnv, FourHundredVectorEnv
 from fourhundred_env.view import SeatView

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
-from agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
-from agents.search.agent import SearchAgent, SearchSettings  # noqa: E402
+from fourhundred_agents.neural.checkpoint import CheckpointError, load_policy  # noqa: E402
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet  # noqa: E402
+from fourhundred_agents.search.agent import SearchAgent, SearchSettings  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.cards import NUM_ACTIONS  # noqa: E402
@@ -23,8 +23,8 @@ from fourhundred_env.errors import ConfigError  # noqa: E402
 from fourhundred_env.observation import encode_observation  # noqa: E402
 from fourhundred_env.symmetry import SUIT_MAPS, inverse  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from train.checkpoint import save_policy  # noqa: E402
-from train.exit import (  # noqa: E402
+from fourhundred_train.checkpoint import save_policy  # noqa: E402
+from fourhundred_train.exit import (  # noqa: E402
     BID_GROUP,
     DEFAULT_INIT,
     ExitTrainer,
@@ -40,7 +40,7 @@ from train.exit import (  # noqa: E402
     target_worth,
     temperature_groups,
 )
-from train.exit.targets import fit  # noqa: E402
+from fourhundred_train.exit.targets import fit  # noqa: E402
 
 TINY = ["positions=40", "bid_share=0.25", "bidder=", "num_tables=8", "worlds=2", "bid_worlds=2",
         "candidates=2", "chunk=8", "workers=1", "epochs=1", "batch_size=16",
@@ -192,7 +192,7 @@ def _card_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def _renaming_gap(net, obs: np.ndarray, legal: np.ndarray) -> float:
     """Mean over renamings and positions of the total variation between the network's policy
     at a position and its policy at the renamed position, mapped back."""
-    from train.exit import log_policy
+    from fourhundred_train.exit import log_policy
 
     own = np.exp(log_policy(net, obs, legal))
     gaps = []
@@ -329,8 +329,8 @@ def test_a_run_stopped_in_an_evaluation_does_that_iteration_again(tmp_path: Path
 
 
 def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
-    from agents.registry import make_agent
-    from train.plots import write_training_plots
+    from fourhundred_agents.registry import make_agent
+    from fourhundred_train.plots import write_training_plots
 
     config = load_exit_config("exit", [*TINY, "iterations=2", "window=2", "eval_matches=2"])
     rows = ExitTrainer(config, tmp_path / "run").train()
@@ -392,7 +392,7 @@ def test_a_checkpoint_of_other_rules_or_a_bidder_is_refused(tmp_path: Path) -> N
     config = load_exit_config("exit", [*TINY, f"init={tmp_path / 'pagat.pt'}"])
     with pytest.raises(CheckpointError, match="trained under other rules"):
         ExitTrainer(config, tmp_path / "run")
-    from agents.neural.bid_net import BidNet, BidNetConfig
+    from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig
 
     save_policy(tmp_path / "bidder.pt", BidNet(BidNetConfig(hidden=8, head=8)), Rules())
     config = load_exit_config("exit", [*TINY, f"init={tmp_path / 'bidder.pt'}"])

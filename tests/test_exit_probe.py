@@ -31,8 +31,8 @@ def _probe():
 def labels(tmp_path_factory) -> Path:
     """A folder of two label chunks: 48 card positions of selfplay.pt's matches, every legal
     card given a made-up value in each half of the worlds."""
-    from agents.neural.checkpoint import load_policy
-    from train.exit import load_exit_config, record_positions
+    from fourhundred_agents.neural.checkpoint import load_policy
+    from fourhundred_train.exit import load_exit_config, record_positions
 
     config = load_exit_config("exit", ["positions=48", "bid_share=0", "bidder=", "num_tables=8",
                                        "progress=false", "distill=0"])  # fmt: skip

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.registry import make_agent
+from fourhundred_agents.registry import make_agent
 from fourhundred_cli import main
 from fourhundred_cli.match import play_random_match
 from fourhundred_env.errors import FourHundredError, RecordError
@@ -431,8 +431,8 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(tmp_path: Path, capsys, argv,
 @pytest.fixture(scope="module")
 def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tournament of two replayable bots, one duplicate match, public deals."""
-    from tournament.config import load_config
-    from tournament.parallel import run_tournament
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.parallel import run_tournament
 
     path = tmp_path_factory.mktemp("records") / "results.sqlite"
     cfg = load_config(None, {
@@ -445,7 +445,7 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_cli_export_writes_records_that_give_the_stored_scores(small_db: Path, tmp_path: Path, capsys) -> None:  # fmt: skip
-    from tournament.db import ReadOnlyResults
+    from fourhundred_tournament.db import ReadOnlyResults
 
     out = tmp_path / "m.400"
     assert main(["record", "export", str(small_db), "--match", "0", "-o", str(out)]) == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
+from fourhundred_agents import make_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 from tests.make_heuristic_fixture import PATH, PROFILES, load_views

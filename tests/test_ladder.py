@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from fourhundred_cli import main
+from fourhundred_tournament.db import ReadOnlyResults
+from fourhundred_tournament.db.ladder import read_ladder
+from fourhundred_tournament.ladder.history import format_ladder, ladder_report
+from fourhundred_tournament.ladder.play import LadderError, add_bots, remove_bots
+from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.ratings import rate_agents
+from fourhundred_tournament.replay import label_blockers, replay_game
+from fourhundred_tournament.runner import Records
 from tests.test_tournament_resume import same_rows, table_rows
-from tournament.db import ReadOnlyResults
-from tournament.db.ladder import read_ladder
-from tournament.ladder.history import format_ladder, ladder_report
-from tournament.ladder.play import LadderError, add_bots, remove_bots
-from tournament.parallel import run_tournament
-from tournament.ratings import rate_agents
-from tournament.replay import label_blockers, replay_game
-from tournament.runner import Records
 
 ROOT = Path(__file__).resolve().parents[1]
 # public deals: the cards these tests were written for (secret deals: test_tournament_safety)
@@ -50,7 +50,7 @@ def test_an_add_plays_only_the_missing_pairings_and_holds_a_tournament_s_rows(
     assert set(seen) == {("heuristic", "heuristic-v1"), ("heuristic-v1", "minbid"),
                          ("heuristic-v1", "random")}  # fmt: skip
     assert (s.event, s.games_played, s.games_resumed) == (2, 12, 12)
-    from tournament.config import load_config
+    from fourhundred_tournament.config import load_config
 
     cfg = load_config(None, {"agents": ["random", "minbid", "heuristic", "heuristic-v1"],
                              "matches": 2, "max_hands": 6, "out_dir": str(tmp_path / "t"),
@@ -227,7 +227,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, capsys) -> Non
 
 
 def test_two_adds_at_once_the_second_is_refused(tmp_path: Path) -> None:
-    from tournament.db import DatabaseBusyError, WriterLock
+    from fourhundred_tournament.db import DatabaseBusyError, WriterLock
 
     db = tmp_path / "ladder.sqlite"
     add_bots(db, ["random", "minbid"], **SMALL)
@@ -253,8 +253,8 @@ def test_evaluate_run_puts_a_run_s_snapshots_on_a_ladder(tmp_path: Path, capsys)
     pytest.importorskip("torch")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from train.config import load_config
-    from train.ppo import Trainer
+    from fourhundred_train.config import load_config
+    from fourhundred_train.ppo import Trainer
 
     config = load_config("configs/tiny.yaml", ["eval_every=0"])
     run = tmp_path / "run"

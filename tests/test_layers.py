@@ -21,15 +21,21 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "fourhundred_env.envs": 1,
     "fourhundred_env": 0,
-    "agents": 2,
-    "tournament": 3,
-    "train": 3,
+    "fourhundred_agents": 2,
+    "fourhundred_tournament": 3,
+    "fourhundred_train": 3,
     "fourhundred_cli": 4,
     "fourhundred_web": 4,
 }
 # train may use the tournament (its evaluations play tournaments), the command line starts
 # the web server; nothing else sideways
-SIDEWAYS = {("train", "tournament"), ("fourhundred_cli", "fourhundred_web")}
+SIDEWAYS = {("fourhundred_train", "fourhundred_tournament"), ("fourhundred_cli", "fourhundred_web")}
+# the folders that install under another name (pyproject's package-dir)
+FOLDERS = {
+    "agents": "fourhundred_agents",
+    "tournament": "fourhundred_tournament",
+    "train": "fourhundred_train",
+}
 
 
 def _package_of(module: str) -> str | None:
@@ -39,12 +45,16 @@ def _package_of(module: str) -> str | None:
     return None
 
 
-_MODULE_TEXT = re.compile(r"^(agents|train|tournament|fourhundred_cli|fourhundred_web)(\.\w+)+$")
+_MODULE_TEXT = re.compile(
+    r"^(fourhundred_agents|fourhundred_train|fourhundred_tournament|fourhundred_cli"
+    r"|fourhundred_web)(\.\w+)+$"
+)
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every import in a file, of import_module("...") calls, and of any
-    string that names a module of another package ("agents.cli": imported by name later)."""
+    string that names a module of another package ("fourhundred_agents.cli": imported by name
+    later)."""
     tree = ast.parse(path.read_text())
     out: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -69,13 +79,19 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+def _module_name(path: Path) -> str:
+    """The import name of a source file of the repository (folders renamed by package-dir)."""
+    top, *rest = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join((FOLDERS.get(top, top), *rest))
+
+
 def _source_files() -> list[tuple[str, Path]]:
     files = []
-    for pkg in ("fourhundred_env", "agents", "tournament", "train", "fourhundred_cli",
-                "fourhundred_web"):  # fmt: skip
-        for path in sorted((ROOT / pkg).rglob("*.py")) if (ROOT / pkg).is_dir() else []:
-            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-            files.append((_package_of(module) or pkg, path))
+    for folder in ("fourhundred_env", "agents", "tournament", "train", "fourhundred_cli",
+                   "fourhundred_web"):  # fmt: skip
+        for path in sorted((ROOT / folder).rglob("*.py")) if (ROOT / folder).is_dir() else []:
+            module = _module_name(path)
+            files.append((_package_of(module) or module.split(".")[0], path))
     return files
 
 
@@ -97,9 +113,9 @@ def test_nothing_outside_train_and_the_cli_imports_train() -> None:
     users = {
         f"{path.relative_to(ROOT)}:{line}"
         for pkg, path in _source_files()
-        if pkg not in ("train", "fourhundred_cli")
+        if pkg not in ("fourhundred_train", "fourhundred_cli")
         for line, module in _imports(path)
-        if module == "train" or module.startswith("train.")
+        if module == "fourhundred_train" or module.startswith("fourhundred_train.")
     }
     assert not users
 
@@ -115,23 +131,23 @@ def _loaded(code: str) -> set[str]:
     "code, forbidden",
     [
         ("import fourhundred_env; from fourhundred_env import Table; Table().deal(seed=1)",
-         {"torch", "gymnasium", "pettingzoo", "agents", "train", "tournament"}),
+         {"torch", "gymnasium", "pettingzoo", "fourhundred_agents", "fourhundred_train", "fourhundred_tournament"}),
         ("import fourhundred_env.observation, fourhundred_env.registry, fourhundred_env.configs",
-         {"torch", "gymnasium", "agents", "train", "tournament"}),
+         {"torch", "gymnasium", "fourhundred_agents", "fourhundred_train", "fourhundred_tournament"}),
         ("import fourhundred_env.envs",
-         {"torch", "pettingzoo", "agents", "train", "tournament"}),
+         {"torch", "pettingzoo", "fourhundred_agents", "fourhundred_train", "fourhundred_tournament"}),
         ("import gymnasium as gym, fourhundred_env.envs; "
          "gym.make('FourHundred-v0', render_mode='rgb_array').reset(seed=0)",
-         {"torch", "PIL", "matplotlib", "stable_baselines3", "train", "tournament"}),
-        ("import fourhundred_env.envs.sb3", {"agents", "train", "tournament"}),
-        ("from agents import make_agent; [make_agent(s) for s in "
+         {"torch", "PIL", "matplotlib", "stable_baselines3", "fourhundred_train", "fourhundred_tournament"}),
+        ("import fourhundred_env.envs.sb3", {"fourhundred_agents", "fourhundred_train", "fourhundred_tournament"}),
+        ("from fourhundred_agents import make_agent; [make_agent(s) for s in "
          "('random', 'heuristic', 'heuristic-v1', 'minbid', 'pimc')]",
-         {"torch", "gymnasium", "train", "tournament"}),
+         {"torch", "gymnasium", "fourhundred_train", "fourhundred_tournament"}),
         ("import fourhundred_cli",
-         {"torch", "gymnasium", "train", "starlette", "uvicorn", "ray"}),
-        ("import tournament.parallel, tournament.report", {"torch", "train", "ray"}),
+         {"torch", "gymnasium", "fourhundred_train", "starlette", "uvicorn", "ray"}),
+        ("import fourhundred_tournament.parallel, fourhundred_tournament.report", {"torch", "fourhundred_train", "ray"}),
         ("from fourhundred_web.app import create_app; create_app()",
-         {"torch", "gymnasium", "train", "fourhundred_cli"}),
+         {"torch", "gymnasium", "fourhundred_train", "fourhundred_cli"}),
     ],
     ids=["core", "core-modules", "envs", "envs-rendering-lazily", "sb3-adapter",
          "agents-without-neural", "cli", "tournament-without-ray", "web"],
@@ -142,7 +158,7 @@ def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> No
 
 # the wings of agents/, lowest first: a module imports only from its own wing or a lower one
 AGENT_WINGS = {
-    "compiled": 0, "draws": 0, "_moved": 0,
+    "compiled": 0, "draws": 0,
     "protocol": 1,
     "scripted": 2, "value": 2, "remote": 2, "human": 2,
     "neural": 3,
@@ -159,16 +175,13 @@ def _wing(module: str) -> str:
 
 def test_agent_wings_import_downwards_only() -> None:
     """protocol, draws and the compiled-policy data know no bot; scripted bots and value
-    estimates know the protocol; neural bots the scripted ones; search the neural ones.
-    (agents/_moved.py, the old paths of the flat layout, names every wing as text.)"""
+    estimates know the protocol; neural bots the scripted ones; search the neural ones."""
     wrong = []
     for path in sorted((ROOT / "agents").rglob("*.py")):
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        mine = _wing(module) if module != "agents.__init__" else "__init__"
-        if mine == "_moved":
-            continue
+        module = _module_name(path)
+        mine = _wing(module) if module != "fourhundred_agents.__init__" else "__init__"
         for line, target in _imports(path):
-            if not target.startswith("agents."):
+            if not target.startswith("fourhundred_agents."):
                 continue
             theirs = _wing(target)
             if theirs != mine and AGENT_WINGS[theirs] >= AGENT_WINGS[mine]:
@@ -176,26 +189,16 @@ def test_agent_wings_import_downwards_only() -> None:
     assert not wrong, "imports that run up a wing of agents/:\n" + "\n".join(wrong)
 
 
-def test_old_agent_paths_still_import_with_a_warning() -> None:
-    """The flat layout's modules (agents.heuristic, agents.search, ...) import for one
-    release, giving the new modules' objects and a DeprecationWarning."""
-    import importlib
+def test_the_old_import_names_are_gone() -> None:
+    """Nothing is installed under the generic names a user's own project uses (agents, train,
+    tournament): from a folder without them, they do not import."""
+    probe = (
+        "import importlib.util, sys\n"
+        "print([n for n in ('agents', 'train', 'tournament') if importlib.util.find_spec(n)])"
+    )
+    import tempfile
 
-    from agents import _moved
-    from agents.scripted.heuristic import HeuristicAgent
-    from agents.search.agent import SearchAgent
-
-    for old, targets in _moved.MOVED.items():
-        sys.modules.pop(old, None)
-        _moved._WARNED.discard(old)
-        with pytest.warns(DeprecationWarning, match=f"{old} moved to {targets[0]}"):
-            module = importlib.import_module(old)
-        for target in targets:
-            new = importlib.import_module(target)
-            names = [n for n in vars(new) if not n.startswith("__")]
-            assert all(getattr(module, n) is getattr(new, n) for n in names), old
-    assert importlib.import_module("agents.heuristic").HeuristicAgent is HeuristicAgent
-    _moved._WARNED.discard("agents.search.SearchAgent")
-    with pytest.warns(DeprecationWarning, match="agents.search.agent.SearchAgent"):
-        from agents.search import SearchAgent as old_search
-    assert old_search is SearchAgent
+    with tempfile.TemporaryDirectory() as folder:
+        out = subprocess.run([sys.executable, "-c", probe], cwd=folder, capture_output=True,
+                             text=True, timeout=120, check=True)  # fmt: skip
+    assert out.stdout.strip() == "[]"

@@ -19,9 +19,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.libraries.agent import model_spec
-from agents.neural.checkpoint import CheckpointError
-from agents.registry import make_agent
+from fourhundred_agents.libraries.agent import model_spec
+from fourhundred_agents.neural.checkpoint import CheckpointError
+from fourhundred_agents.registry import make_agent
 from fourhundred_env import Rules
 from tests.test_examples import load_example
 
@@ -93,8 +93,8 @@ def test_sb3_agent_plays_as_maskableppo_predicts(runs) -> None:
 
 
 def test_both_enter_a_tournament_against_random(runs, tmp_path: Path) -> None:
-    from tournament.config import load_config
-    from tournament.parallel import run_tournament
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.parallel import run_tournament
 
     specs = [f"sb3:{runs['sb3'] / 'model.zip'}", f"torch:{runs['cleanrl'] / 'policy.pt'}"]
     cfg = load_config(None, dict(
@@ -127,7 +127,7 @@ def test_plot_draws_both_runs(runs, tmp_path: Path) -> None:
     assert main(["plot", str(runs["sb3"]), str(runs["cleanrl"]), "--out", str(tmp_path)]) == 0
     written = {p.name for p in tmp_path.glob("*.png")}
     assert {"episodes.png", "losses.png", "win_rate.png"} <= written
-    from train.plots import load_runs
+    from fourhundred_train.plots import load_runs
 
     sb3, cleanrl = load_runs([runs["sb3"], runs["cleanrl"]])
     for run in (sb3, cleanrl):
@@ -140,7 +140,7 @@ def test_evaluate_run_plays_the_model_of_either_run(runs, capsys) -> None:
     import shutil
 
     from fourhundred_cli import main
-    from train.plots import load_runs
+    from fourhundred_train.plots import load_runs
 
     for name in ("sb3", "cleanrl"):
         run = runs[name].parent / f"{runs[name].name}_copy"  # the other tests' runs stay as made

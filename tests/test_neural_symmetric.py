@@ -8,8 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.neural.bid_net import SHARED_GATHERS, BidFeatures  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
+from fourhundred_agents.neural.bid_net import SHARED_GATHERS, BidFeatures  # noqa: E402
+from fourhundred_agents.registry import make_agent  # noqa: E402
 from fourhundred_env.cards import card_text, parse_card  # noqa: E402
 from fourhundred_env.rules import Rules  # noqa: E402
 from fourhundred_env.symmetry import (  # noqa: E402

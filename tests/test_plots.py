@@ -16,11 +16,10 @@ pytest.importorskip("tensorboard")
 
 from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
-from tests.plot_data import EVAL_EVERY, SYNTHETIC_UPDATES, PlotData, plot_data
-from tournament.db import ReadOnlyResults
-from tournament.plots import bids_and_tricks, pick_games, write_tournament_plots
-from tournament.report import build_report, config_from_db, load_report
-from train.plots import (
+from fourhundred_tournament.db import ReadOnlyResults
+from fourhundred_tournament.plots import bids_and_tricks, pick_games, write_tournament_plots
+from fourhundred_tournament.report import build_report, config_from_db, load_report
+from fourhundred_train.plots import (
     NoRunsError,
     auto_smoothing,
     ema,
@@ -28,6 +27,7 @@ from train.plots import (
     load_runs,
     write_training_plots,
 )
+from tests.plot_data import EVAL_EVERY, SYNTHETIC_UPDATES, PlotData, plot_data
 
 TRAINING_PNGS = ["win_rate.png", "points_per_hand.png", "bid_success.png", "losses.png"]
 TOURNAMENT_PNGS = ["leaderboard.png", "pairwise.png", "ratings.png", "bid_vs_tricks.png",

@@ -1,4 +1,4 @@
-"""tournament.replay: games of a results database played again card by card, and checked."""
+"""fourhundred_tournament.replay: games of a results database played again card by card, and checked."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from fourhundred_env.cards import parse_hand
 from fourhundred_env.engine import deal_sets
-from tournament.db import ReadOnlyResults
-from tournament.replay import (
+from fourhundred_tournament.db import ReadOnlyResults
+from fourhundred_tournament.replay import (
     ReplayError,
     label_blockers,
     replay_blocker,

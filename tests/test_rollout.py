@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.search.rollout import rollout_targets, rollout_values
+from fourhundred_agents import make_agent
+from fourhundred_agents.search.rollout import rollout_targets, rollout_values
 from fourhundred_env import Engine, Rules
 from fourhundred_env.engine import Phase, State
 from fourhundred_env.view import seat_view

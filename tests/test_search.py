@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.scripted.heuristic_bid import HEURISTIC_V1_PARAMS, params_record
-from agents.search.agent import SearchAgent, SearchSettings
-from agents.search.worlds import deal_worlds, observed_rows
-from agents.value.matchwin import MatchWin, features, matchwin_path
+from fourhundred_agents import make_agent
+from fourhundred_agents.scripted.heuristic_bid import HEURISTIC_V1_PARAMS, params_record
+from fourhundred_agents.search.agent import SearchAgent, SearchSettings
+from fourhundred_agents.search.worlds import deal_worlds, observed_rows
+from fourhundred_agents.value.matchwin import MatchWin, features, matchwin_path
 from fourhundred_env import Engine, Rules
 from fourhundred_env.cards import FULL_DECK, SUIT_SETS
 from fourhundred_env.engine import Phase, State
@@ -356,8 +356,8 @@ def test_rebuilt_views_are_the_views_the_seats_had(engine) -> None:
 def test_float32_playouts_play_what_the_neural_agent_plays(engine, symmetric: bool) -> None:
     """Play-outs of the network, or of its policy averaged over the renamings of the plain
     suits (symmetric=all), play as the neural agent with the same setting."""
-    from agents.neural.checkpoint import load_policy
-    from agents.search.policy_playout import NetRunner, PolicyPlayout
+    from fourhundred_agents.neural.checkpoint import load_policy
+    from fourhundred_agents.search.policy_playout import NetRunner, PolicyPlayout
 
     net, _, _ = load_policy(MODEL)
     playout = PolicyPlayout(NetRunner(net, "float32", symmetric=symmetric), engine._r)
@@ -394,8 +394,8 @@ def test_a_symmetric_prior_is_the_symmetric_networks_policy(engine, positions, m
 
 def test_playouts_play_a_seat_as_its_scripted_model(engine) -> None:
     """Seats modelled as heuristic-v1 play exactly as heuristic-v1; the others by the network."""
-    from agents.neural.checkpoint import load_policy
-    from agents.search.policy_playout import NetRunner, PolicyPlayout
+    from fourhundred_agents.neural.checkpoint import load_policy
+    from fourhundred_agents.search.policy_playout import NetRunner, PolicyPlayout
 
     playout = PolicyPlayout(NetRunner(load_policy(MODEL)[0], "float32"), engine._r)
     agents = [make_agent(f"neural:{MODEL}", engine.rules, seed=0),
@@ -420,8 +420,8 @@ def test_playouts_play_a_seat_as_its_scripted_model(engine) -> None:
 
 
 def test_bfloat16_logits_do_not_depend_on_the_batch(engine, positions) -> None:
-    from agents.neural.checkpoint import load_policy
-    from agents.search.policy_playout import NetRunner
+    from fourhundred_agents.neural.checkpoint import load_policy
+    from fourhundred_agents.search.policy_playout import NetRunner
 
     runner = NetRunner(load_policy(MODEL)[0], "bfloat16")
     obs = encode_observation(seat_view(engine, positions))
@@ -479,7 +479,7 @@ def test_a_search_for_a_scripted_player_plays_every_seat_as_it(engine) -> None:
     weighted worlds, of the rest of the hand played by heuristic-v1 at every seat (the
     searching seat included; valued as the preset does, points included); the search bids
     the best of them."""
-    from agents.search.agent import playout_values
+    from fourhundred_agents.search.agent import playout_values
 
     view = _bidding_views(engine, 8, seed=23)
     spec = "search:bidder,bid_worlds=5,candidates=20"
@@ -540,7 +540,7 @@ def test_points_add_to_the_match_value_by_per_point(engine) -> None:
 def test_views_searched_in_chunks_decide_as_in_one_piece(engine, monkeypatch) -> None:
     """Large batches are searched a few views at a time (memory); the decisions and values
     are those of one piece."""
-    import agents.search.agent as search
+    import fourhundred_agents.search.agent as search
 
     view = _bidding_views(engine, 6, seed=29)
     agent = make_agent("search:bidder,bid_worlds=4,candidates=16", engine.rules, seed=4)

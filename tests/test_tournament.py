@@ -14,19 +14,24 @@ import numba
 import numpy as np
 import pytest
 
-from agents import register_agent
-from agents.protocol import Agent
-from agents.scripted.random import RandomAgent
+from fourhundred_agents import register_agent
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.scripted.random import RandomAgent
 from fourhundred_cli import main as cli_main
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
-from tournament.config import TournamentConfig, TournamentConfigError, load_config, spec_files
-from tournament.db import DatabaseMismatchError, ResultsDB
-from tournament.parallel import GameProgress, run_tournament
-from tournament.planning import plan_jobs
-from tournament.report import build_report, format_report, write_report
-from tournament.runner import LockstepRunner, Records
+from fourhundred_tournament.config import (
+    TournamentConfig,
+    TournamentConfigError,
+    load_config,
+    spec_files,
+)
+from fourhundred_tournament.db import DatabaseMismatchError, ResultsDB
+from fourhundred_tournament.parallel import GameProgress, run_tournament
+from fourhundred_tournament.planning import plan_jobs
+from fourhundred_tournament.report import build_report, format_report, write_report
+from fourhundred_tournament.runner import LockstepRunner, Records
 
 
 # -- misbehaving agents -------------------------------------------------------------------------
@@ -372,18 +377,18 @@ def test_a_misbehaving_agent_forfeits_and_the_match_goes_on(cls, kind: str, deta
 
 
 def _hand_cols() -> tuple[str, ...]:
-    from tournament.db import HAND_COLUMNS
+    from fourhundred_tournament.db import HAND_COLUMNS
 
     return HAND_COLUMNS
 
 
-MATCH_FORFEITS = __import__("tournament.db", fromlist=["MATCH_COLUMNS"]).MATCH_COLUMNS.index(
-    "forfeits"
-)
+MATCH_FORFEITS = __import__(
+    "fourhundred_tournament.db", fromlist=["MATCH_COLUMNS"]
+).MATCH_COLUMNS.index("forfeits")
 
 
 def test_row_types_name_the_columns_of_their_tables(tmp_path: Path) -> None:
-    from tournament.db import EventRow, HandRow, MatchRow
+    from fourhundred_tournament.db import EventRow, HandRow, MatchRow
 
     with ResultsDB(tmp_path / "r.sqlite", {"agents": []}) as db:
         for table, row in (("hands", HandRow), ("matches", MatchRow), ("events", EventRow)):
@@ -602,7 +607,7 @@ def test_job_plan_depends_on_the_config_only() -> None:
 def test_every_seat_has_an_agent_instance_of_its_own(agents) -> None:
     """RULES.md: two seats are never served by one instance that could pass hidden
     information, partners included, and the same spec on both sides is two sets of four."""
-    from tournament.runner import close_agents, make_job_agents
+    from fourhundred_tournament.runner import close_agents, make_job_agents
 
     cfg = load_config(None, {"agents": agents, "matches": 1})
     job = plan_jobs(cfg)[0]
@@ -677,7 +682,7 @@ def test_cli_tournament_prints_the_board_and_resumes(tmp_path: Path, capsys) -> 
 
 def test_tensorboard_logging_writes_event_files(tmp_path: Path) -> None:
     pytest.importorskip("torch.utils.tensorboard")
-    from tournament.report import log_tensorboard
+    from fourhundred_tournament.report import log_tensorboard
 
     cfg = _cfg(
         tmp_path, agents=["heuristic", "random"], matches=1, tensorboard=str(tmp_path / "tb")
@@ -706,7 +711,7 @@ register_agent("test-plain", lambda r, s, a: _PlainBot(s), "a bot of no Agent cl
 
 
 def test_plugin_bot_of_no_agent_class_plays_a_tournament_and_a_compose(tmp_path):
-    from agents.registry import make_agent
+    from fourhundred_agents.registry import make_agent
 
     bot = make_agent("test-plain", Rules(), seed=1)
     assert isinstance(bot, Agent) and bot.stateless and not bot.replayable

@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from fourhundred_cli import main as cli_main
-from tournament.config import TournamentConfig, load_config
-from tournament.db import (
+from fourhundred_tournament.config import TournamentConfig, load_config
+from fourhundred_tournament.db import (
     DatabaseBusyError,
     DatabaseDamagedError,
     ReadOnlyResults,
     WriterLock,
     lock_path,
 )
-from tournament.parallel import run_tournament
+from fourhundred_tournament.parallel import run_tournament
 
 ARGS = ["--agents", "heuristic", "minbid", "--matches", "2", "--max-hands", "3", "--workers",
         "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.db import lock_path
+from fourhundred_tournament.parallel import run_tournament
 from tests.test_tournament_resume import same_rows
-from tournament.config import load_config
-from tournament.db import lock_path
-from tournament.parallel import run_tournament
 
 FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """Every hand's moves kept in the results database: any game shown, exported and checked
-without its bots (tournament.db.moves, tournament.replay), and databases of schema 1 (no
+without its bots (fourhundred_tournament.db.moves, fourhundred_tournament.replay), and databases of schema 1 (no
 moves) still read, resumed and replayed by their bots."""
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from fourhundred_cli import main as cli_main
 from fourhundred_env.engine import deal_sets
 from fourhundred_env.game_record import read_record
 from fourhundred_env.table import Table
-from tests.test_tournament_resume import same_rows, table_rows
-from tournament.config import load_config
-from tournament.db import (
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.db import (
     DEALT_BYTES,
     MAX_HAND_MOVES,
     DatabaseDamagedError,
@@ -29,8 +28,9 @@ from tournament.db import (
     decode_moves,
     encode_moves,
 )
-from tournament.parallel import run_tournament
-from tournament.replay import label_blockers, replay_game
+from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.replay import label_blockers, replay_game
+from tests.test_tournament_resume import same_rows, table_rows
 
 SAMPLING = "neural:agents/pretrained/selfplay.pt,sample=true"  # not replayable, and quick
 SEARCH = "search:worlds=2,candidates=4,bid_worlds=2"  # not replayable, the cheapest

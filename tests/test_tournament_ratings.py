@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tournament.ratings import (
+from fourhundred_tournament.ratings import (
     ELO_PER_NAT,
     bootstrap_bradley_terry,
     elo_from_theta,

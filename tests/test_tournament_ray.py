@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from fourhundred_tournament import ray_backend
+from fourhundred_tournament.config import load_config
+from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.runner import Records
 from tests.test_tournament_kill import _finished, _wait_for_rows
 from tests.test_tournament_resume import STOCHASTIC, same_rows, table_rows
-from tournament import ray_backend
-from tournament.config import load_config
-from tournament.parallel import run_tournament
-from tournament.runner import Records
 
 FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))
 

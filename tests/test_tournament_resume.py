@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.neural.agent import sample_from_probs
+from fourhundred_agents import make_agent
+from fourhundred_agents.neural.agent import sample_from_probs
 from fourhundred_env import Engine, Rules
 from fourhundred_env.view import seat_view
-from tournament.config import TournamentConfig, load_config
-from tournament.parallel import run_tournament
-from tournament.runner import Records
+from fourhundred_tournament.config import TournamentConfig, load_config
+from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.runner import Records
 
 STOCHASTIC = ["heuristic:epsilon=0.3", "random", "pimc:worlds=2",
               "neural:agents/pretrained/selfplay.pt,sample=true"]  # fmt: skip

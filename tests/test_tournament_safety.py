@@ -18,11 +18,16 @@ import pytest
 
 from fourhundred_cli import main as cli_main
 from fourhundred_env.engine import deal_sets
-from tournament.config import load_config, spec_files
-from tournament.db import DatabaseBusyError, DatabaseDamagedError, ReadOnlyResults, ResultsDB
-from tournament.deals import KEY_ENV, read_deals
-from tournament.parallel import run_tournament
-from tournament.replay import label_blockers, replay_game, tournament_info
+from fourhundred_tournament.config import load_config, spec_files
+from fourhundred_tournament.db import (
+    DatabaseBusyError,
+    DatabaseDamagedError,
+    ReadOnlyResults,
+    ResultsDB,
+)
+from fourhundred_tournament.deals import KEY_ENV, read_deals
+from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.replay import label_blockers, replay_game, tournament_info
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"agents": ["heuristic", "random"], "matches": 2, "seed": 5, "max_hands": 3,
@@ -255,8 +260,8 @@ KILLER = textwrap.dedent("""
         con.set_trace_callback(trace)
         return con
     sqlite3.connect = killing_connect
-    from tournament.config import load_config
-    from tournament.db import ResultsDB
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.db import ResultsDB
     cfg = load_config(None, {"agents": ["heuristic", "random"], "matches": 2, "seed": 5,
                              "max_hands": 3, "db": sys.argv[1]})
     ResultsDB(cfg.db_path, cfg.fingerprint(), create_meta={"deals": {"scheme": "public"}})
@@ -296,7 +301,7 @@ def test_a_file_an_earlier_version_left_without_its_fingerprint_is_made_anew(
     run_tournament(empty)
     half = _cfg(tmp_path, "half")
     half.db_path.parent.mkdir(parents=True)
-    from tournament.db.schema import SCHEMA
+    from fourhundred_tournament.db.schema import SCHEMA
 
     con = sqlite3.connect(half.db_path)
     con.executescript(SCHEMA)
@@ -317,8 +322,8 @@ def test_the_writer_lock_holds_through_a_symbolic_link(tmp_path: Path) -> None:
 def test_a_report_that_cannot_be_written_whole_leaves_the_previous_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournament import files
-    from tournament.report import write_report
+    from fourhundred_tournament import files
+    from fourhundred_tournament.report import write_report
 
     report = {"leaderboard": [], "pairwise": [], "games": 1}
     paths = write_report(report, tmp_path)
@@ -385,7 +390,7 @@ def test_sizes_and_limits_out_of_bounds_are_one_line_before_anything_is_played(
      {"bt_prior": float("nan")}, {"max_hands": 10**9}, {"seed": 2**64}],
 )  # fmt: skip
 def test_the_config_bounds_every_size(values: dict) -> None:
-    from tournament.config import TournamentConfigError
+    from fourhundred_tournament.config import TournamentConfigError
 
     with pytest.raises(TournamentConfigError, match=next(iter(values))):
         load_config(None, {**SMALL, **values})

@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("torch")
 
 from fourhundred_cli import main
-from train.bid_q.config import load_bid_q_config
-from train.config import ConfigError, load_config
-from train.exit.config import load_exit_config
-from train.ppo import Trainer
+from fourhundred_train.bid_q.config import load_bid_q_config
+from fourhundred_train.config import ConfigError, load_config
+from fourhundred_train.exit.config import load_exit_config
+from fourhundred_train.ppo import Trainer
 
 
 def _refused(capsys, argv: list[str], *expected: str) -> str:

@@ -14,9 +14,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from fourhundred_env.engine import Engine  # noqa: E402
-from train.config import ConfigError, load_config  # noqa: E402
-from train.ppo import Collector, Rollout, Trainer  # noqa: E402
-from train.ray_rollouts import join_rollouts  # noqa: E402
+from fourhundred_train.config import ConfigError, load_config  # noqa: E402
+from fourhundred_train.ppo import Collector, Rollout, Trainer  # noqa: E402
+from fourhundred_train.ray_rollouts import join_rollouts  # noqa: E402
 
 # Snapshot tables play the pool from update 2 on; the oracle critic's weights are broadcast
 # too; the match bonus and the teacher's labels are recorded by the actors' objectives.
@@ -85,7 +85,7 @@ def test_two_actors_play_their_parts_and_are_reproducible(ray_instance, tmp_path
 
 
 def _objectives(trainer: Trainer):
-    from train.objectives import make_objectives
+    from fourhundred_train.objectives import make_objectives
 
     return make_objectives(
         trainer.config, Engine(trainer.rules), trainer.net, trainer.critic, trainer.teacher

@@ -10,12 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
+from fourhundred_agents import make_agent  # noqa: E402
 from fourhundred_env import Engine, Rules  # noqa: E402
 from fourhundred_env.view import seat_view  # noqa: E402
-from train.checkpoint import CheckpointError, load_policy  # noqa: E402
-from train.config import ConfigError, load_config  # noqa: E402
-from train.ppo import Trainer  # noqa: E402
+from fourhundred_train.checkpoint import CheckpointError, load_policy  # noqa: E402
+from fourhundred_train.config import ConfigError, load_config  # noqa: E402
+from fourhundred_train.ppo import Trainer  # noqa: E402
 
 TINY = [
     "num_tables=16", "rollout_steps=64", "total_decisions=4096", "hidden=32", "layers=1",
@@ -103,7 +103,7 @@ def test_cli_trains_evaluates_by_tournament_and_resumes(tmp_path: Path, capsys) 
 
 
 def test_bidder_comparison_is_paired_on_the_same_hands() -> None:
-    from train.evaluate import compare_bidders
+    from fourhundred_train.evaluate import compare_bidders
 
     same = compare_bidders("heuristic", "heuristic", tables=64, rounds=2, seed=3)
     assert same["difference"] == 0.0 and same["changed_bids_share"] == 0.0
@@ -156,7 +156,7 @@ def test_kickstarting_labels_the_learners_states_with_legal_teacher_actions(
 def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) -> None:
     """The critic's extra input is the other three hands, seat-relative; the policy
     checkpoint holds no critic; a run resumes bit for bit, and only with its own kind."""
-    from train.objectives import other_hands
+    from fourhundred_train.objectives import other_hands
 
     engine = Engine()
     state = engine.init(32, seed=5)
@@ -184,7 +184,7 @@ def test_oracle_critic_sees_the_other_hands_and_resumes_exactly(tmp_path: Path) 
 def test_match_bonus_goes_to_the_partnership_whose_hand_wins_the_match(tmp_path: Path) -> None:
     """Checked hand by hand against the scalar rules (rules.end_of_game) on the new scores."""
     from fourhundred_env.rules import end_of_game
-    from train.objectives import MatchBonus
+    from fourhundred_train.objectives import MatchBonus
 
     # pre-hand scores from 25 up: enough hands end a match (2-10 in 48 over seeds 0-4)
     config = load_config(None, [*TINY, "match_bonus=40", "rollout_steps=128", "hand_scores_low=25"])
@@ -230,9 +230,9 @@ def test_rollout_values_train_the_policy_and_resume_exactly(tmp_path: Path) -> N
 def test_a_live_agent_plays_a_copy_of_the_trainers_network() -> None:
     """NeuralAgent.from_net: the same greedy actions as the network in float32, legal ones in
     bfloat16, and a copy, so that learning goes on without changing the play-out policy."""
-    from agents.neural.agent import NeuralAgent
+    from fourhundred_agents.neural.agent import NeuralAgent
     from fourhundred_env.observation import encode_observation
-    from train.network import NetConfig, PolicyValueNet, masked_logits
+    from fourhundred_train.network import NetConfig, PolicyValueNet, masked_logits
 
     torch.manual_seed(0)
     net = PolicyValueNet(NetConfig(hidden=32, layers=1))
@@ -326,8 +326,8 @@ def test_weight_averaging_makes_policy_pt_the_mean_and_leaves_training_alone(
 
 
 def test_bundled_training_configs_load() -> None:
-    from train.bid_q import is_bid_q, load_bid_q_config
-    from train.exit import is_exit, load_exit_config
+    from fourhundred_train.bid_q import is_bid_q, load_bid_q_config
+    from fourhundred_train.exit import is_exit, load_exit_config
 
     root = Path(__file__).resolve().parents[1] / "configs"
     names = sorted(p.name for p in root.glob("*.yaml") if not p.name.startswith("tournament"))

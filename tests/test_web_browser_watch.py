@@ -16,7 +16,7 @@ from tests.web import SHOTS, page_fixture, require_browser, serve
 
 require_browser()
 
-from tournament.ladder.play import add_bots  # noqa: E402
+from fourhundred_tournament.ladder.play import add_bots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'simple_bot.py'}"

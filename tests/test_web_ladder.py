@@ -18,8 +18,8 @@ pytest.importorskip("starlette", reason="the web extra (starlette) is not instal
 
 from starlette.testclient import TestClient
 
+from fourhundred_tournament.ladder.play import add_bots
 from fourhundred_web.app import create_app
-from tournament.ladder.play import add_bots
 
 ROOT = Path(__file__).resolve().parents[1]
 SIMPLE = ROOT / "examples" / "bots" / "simple_bot.py"

@@ -20,7 +20,7 @@ pytest.importorskip("starlette", reason="the web extra (starlette) is not instal
 
 from starlette.testclient import TestClient
 
-from agents.analysis import ActionValues, analyse_decisions
+from fourhundred_agents.analysis import ActionValues, analyse_decisions
 from fourhundred_env.cards import parse_action
 from fourhundred_env.game_record import decisions, parse_record
 from fourhundred_env.table import Table

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from agents.protocol import Agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import card_text, set_to_cards
 from fourhundred_env.engine import deal_sets
 from fourhundred_env.registry import register_agent

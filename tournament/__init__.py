@@ -9,16 +9,16 @@ luck cancels. Every pairing uses the same match ids, so all pairings see the sam
 
 One module per job, imports pointing one way (down this list):
 
-- :mod:`tournament.config`: :class:`~tournament.config.TournamentConfig` and its YAML loader;
-- :mod:`tournament.db`: the SQLite results, one named row type per table;
-- :mod:`tournament.planning`: the games cut into jobs (one pairing, a chunk of match ids);
-- :mod:`tournament.runner`: one job played on many tables in lockstep, under the conduct rules;
-- :mod:`tournament.parallel`: :func:`~tournament.parallel.run_tournament`, the jobs spread
+- :mod:`fourhundred_tournament.config`: :class:`~fourhundred_tournament.config.TournamentConfig` and its YAML loader;
+- :mod:`fourhundred_tournament.db`: the SQLite results, one named row type per table;
+- :mod:`fourhundred_tournament.planning`: the games cut into jobs (one pairing, a chunk of match ids);
+- :mod:`fourhundred_tournament.runner`: one job played on many tables in lockstep, under the conduct rules;
+- :mod:`fourhundred_tournament.parallel`: :func:`~fourhundred_tournament.parallel.run_tournament`, the jobs spread
   over worker processes;
-- :mod:`tournament.ratings` and :mod:`tournament.report`: Wilson intervals, Bradley-Terry
+- :mod:`fourhundred_tournament.ratings` and :mod:`fourhundred_tournament.report`: Wilson intervals, Bradley-Terry
   Elo, the leaderboard as text, JSON and CSV;
-- :mod:`tournament.figures` and :mod:`tournament.plots`: the report's figures (matplotlib,
-  the optional ``plots`` extra; `train.plots` shares the figure helpers).
+- :mod:`fourhundred_tournament.figures` and :mod:`fourhundred_tournament.plots`: the report's figures (matplotlib,
+  the optional ``plots`` extra; `fourhundred_train.plots` shares the figure helpers).
 
 The package sits above :mod:`agents` (it plays them) and below `train` and the command line;
 nothing in :mod:`agents` or :mod:`fourhundred_env` imports it. This file imports nothing, so

@@ -5,7 +5,7 @@ each of its tables; a call slower than ``move_time_limit_s`` is a slow move at e
 A call's time is charged to every table in it, each of which waited that long for its move.
 
 The hard limit is enforced two ways. A bot in its own process (``Agent.times_itself``:
-:mod:`agents.remote.process`, a ``cmd:`` bot or a Python bot isolated by the config's
+:mod:`fourhundred_agents.remote.process`, a ``cmd:`` bot or a Python bot isolated by the config's
 ``isolation``) is waited for at most that long, then killed and restarted; the timeout is
 recorded and the match goes on, whatever the bot does with signals and in whatever thread the
 runner runs. A bot in this process (the bundled ones, trusted) is interrupted by SIGALRM, which
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba.core import event as numba_event
 
-from agents.protocol import Agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.view import SeatView
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.remote.modules import resolve_module
+from fourhundred_agents.remote.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.registry import entry, parse_spec, spec_settings
@@ -133,7 +133,7 @@ class TournamentConfig:
     """Show a progress bar with ETA on stderr."""
     agent_modules: tuple[str, ...] = ()
     """Extra modules to import (in every worker) before making agents: they register their own
-    agents with `agents.register_agent`. A module name (found from the current folder too) or
+    agents with `fourhundred_agents.register_agent`. A module name (found from the current folder too) or
     the path of a ``.py`` file."""
     isolation: Literal["auto", "all", "none"] = "auto"
     """Which Python bots play in their own processes, killed and restarted when they pass the
@@ -309,7 +309,7 @@ def spec_files(spec: str) -> list[Path]:
     plays with (a `files()` of its settings: the search's model and bidder), those of a
     ``compose:``'s parts, or the files on a bot's command line (``cmd:python my_bot.py``): a
     resumed tournament must play the same ones."""
-    from agents.neural.files import resolve_checkpoint
+    from fourhundred_agents.neural.files import resolve_checkpoint
 
     paths = [resolve_checkpoint(p) for p in named_files(spec)]  # a bundled one from anywhere
     return [p for p in paths if p.is_file()]
@@ -319,7 +319,7 @@ def named_files(spec: str) -> list[str]:
     """The files an agent spec names (see :func:`spec_files`), whether or not they exist."""
     name, text = parse_spec(spec)
     if name == "compose":
-        from agents.compose import parse_parts
+        from fourhundred_agents.compose import parse_parts
 
         try:
             parts = parse_parts(text)
@@ -329,7 +329,7 @@ def named_files(spec: str) -> list[str]:
     if name == "cmd":
         import shlex
 
-        from agents.remote.external import split_command
+        from fourhundred_agents.remote.external import split_command
 
         try:  # the ``,sandbox=MODE`` setting is no part of the command line
             words = shlex.split(split_command(text or "")[0])

@@ -13,7 +13,7 @@ project (:func:`key_file`: ``$FOURHUNDRED_DEAL_KEY``, else ``~/.config/fourhundr
 made on first use, readable by its owner only. The same seed on the same account gives the same
 deals (a reproducible run for its owner); without the key the seed tells nothing. A sandboxed
 bot cannot read the file (the sandbox binds the system, the interpreter and the bot's own
-folder, and the runner hides the file even there, :func:`agents.remote.sandbox.protect_paths`).
+folder, and the runner hides the file even there, :func:`fourhundred_agents.remote.sandbox.protect_paths`).
 
 The secret is stored in the results database (meta ``deals``), so that a resume or a replay
 deals the same cards on any machine; it is never sent to a bot or a browser and never put on
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.protocol import Agent
-from agents.remote.external import ExternalAgent
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.remote.external import ExternalAgent
 from fourhundred_env.errors import FourHundredError
 
 __all__ = [
@@ -118,7 +118,7 @@ class DealSecret:
     @property
     def bot_key(self) -> bytes:
         """The key of the ``game`` keys and ``hello`` seeds told to ``cmd:`` bots
-        (`agents.remote.external.ExternalAgent.game_secret`)."""
+        (`fourhundred_agents.remote.external.ExternalAgent.game_secret`)."""
         return _hash(b"bot keys", self.secret, 32, b"fh-bot-keys")
 
     @classmethod

@@ -1,4 +1,4 @@
-"""Figure helpers shared by the tournament figures and the training curves (`train.plots`).
+"""Figure helpers shared by the tournament figures and the training curves (`fourhundred_train.plots`).
 
 Figures are built on `matplotlib.figure.Figure` directly and rendered by Agg, so importing
 the modules that use them neither selects nor disturbs a pyplot backend (in a notebook, say).
@@ -24,9 +24,9 @@ def new_figure(width: float, height: float) -> Any:
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write `fig` as PNG (Agg renderer), whole or not at all (:mod:`tournament.files`), and
+    """Write `fig` as PNG (Agg renderer), whole or not at all (:mod:`fourhundred_tournament.files`), and
     return the path."""
-    from tournament.files import replaced
+    from fourhundred_tournament.files import replaced
 
     path = Path(path)
     with replaced(path) as tmp:

@@ -1,7 +1,7 @@
 """How one agent's turn at many tables is cut into calls, so that a bot is judged by its move and
 not by its batch.
 
-A call's time is charged to every table in it (:mod:`tournament.conduct`). So that the charge
+A call's time is charged to every table in it (:mod:`fourhundred_tournament.conduct`). So that the charge
 is the same on a slow machine as on a fast one, an agent slow enough to need it is asked in
 parts: its first call in each phase (bidding, play) asks one table, then parts as large as its
 time per move in that phase says fit in a quarter of ``move_time_limit_s``, and never more than

@@ -4,8 +4,8 @@
 and hands them to a backend; finished rows come back as they are produced and are written by
 this process alone, as they arrive. Backends (the config's `backend`): "local" plays in this
 process (`workers` 1) or in `workers` spawned processes fed through a queue, "ray" as Ray
-tasks (:mod:`tournament.ray_backend`). Every backend runs the same jobs with the same job
-function (:func:`tournament.runner.job_records`), so the rows do not depend on it.
+tasks (:mod:`fourhundred_tournament.ray_backend`). Every backend runs the same jobs with the same job
+function (:func:`fourhundred_tournament.runner.job_records`), so the rows do not depend on it.
 """
 
 from __future__ import annotations
@@ -21,15 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.registry import make_agent
-from agents.remote.isolated import IsolatedAgent
-from agents.remote.modules import import_agent_modules
-from agents.remote.sandbox import protect_paths
-from tournament.config import TournamentConfig
-from tournament.db import DatabaseMismatchError, MatchRow, ResultsDB
-from tournament.deals import deals_row, deals_scheme, key_file, read_deals, with_real_paths
-from tournament.planning import Job, Pairing, plan_jobs, seeding_meta
-from tournament.runner import Records, run_job
+from fourhundred_agents.registry import make_agent
+from fourhundred_agents.remote.isolated import IsolatedAgent
+from fourhundred_agents.remote.modules import import_agent_modules
+from fourhundred_agents.remote.sandbox import protect_paths
+from fourhundred_tournament.config import TournamentConfig
+from fourhundred_tournament.db import DatabaseMismatchError, MatchRow, ResultsDB
+from fourhundred_tournament.deals import (
+    deals_row,
+    deals_scheme,
+    key_file,
+    read_deals,
+    with_real_paths,
+)
+from fourhundred_tournament.planning import Job, Pairing, plan_jobs, seeding_meta
+from fourhundred_tournament.runner import Records, run_job
 
 __all__ = ["RunSummary", "check_agents", "connect_backend", "play_pairings", "run_tournament"]
 
@@ -138,7 +144,7 @@ def play_pairings(
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     dropped = db.drop_unfinished()
-    # the database's own deals (tournament.deals): a resume deals what the first run dealt
+    # the database's own deals (fourhundred_tournament.deals): a resume deals what the first run dealt
     secret = read_deals(db.meta(), f"database {str(db.path)!r}")
     jobs = plan_jobs(cfg, db.finished_games(), pairings, secret)
     total = 2 * sum(p.matches for p in pairings)
@@ -165,7 +171,7 @@ def play_pairings(
 
 
 def _ray_backend() -> Any:
-    from tournament import ray_backend  # Ray is imported only when a run asks for it
+    from fourhundred_tournament import ray_backend  # Ray is imported only when a run asks for it
 
     return ray_backend
 

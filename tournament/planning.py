@@ -2,7 +2,7 @@
 
 The split depends on the config only (`chunk_matches`), never on the number of workers. An
 agent's seed depends on the tournament seed, the pairing, its side and its seat, never on
-the job: with the game's stream key (`tournament.runner.game_streams`) and the position, it
+the job: with the game's stream key (`fourhundred_tournament.runner.game_streams`) and the position, it
 fixes every random draw of the bundled bots, so a game plays the same whatever the chunking,
 the batch, the workers or a resume.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from tournament.config import TournamentConfig
-from tournament.deals import DealSecret
+from fourhundred_tournament.config import TournamentConfig
+from fourhundred_tournament.deals import DealSecret
 
 __all__ = ["SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta"]
 
@@ -44,7 +44,9 @@ class Job:
     isolated: tuple[str, ...] = ()  # labels of the agents played in processes of their own
     specs: tuple[str, ...] = ()  # the specs of pair[0] and pair[1] when not their labels
     deal_seed: int | None = None  # what the engine deals from; None: `seed` (public deals)
-    bot_key: bytes | None = None  # the key of what cmd: bots are told (tournament.deals)
+    bot_key: bytes | None = (
+        None  # the key of what cmd: bots are told (fourhundred_tournament.deals)
+    )
 
     @property
     def engine_seed(self) -> int:
@@ -90,7 +92,7 @@ def plan_jobs(
     `pairings`: what to play (a ladder's missing pairings, each with its own number of
     matches); default every pairing of `cfg` with `cfg.matches`. Jobs are ordered chunk by
     chunk across pairings, so early results cover every pairing. `secret`: the database's
-    deal secret (:mod:`tournament.deals`; None: dealt from the seed).
+    deal secret (:mod:`fourhundred_tournament.deals`; None: dealt from the seed).
     """
     deal_seed = None if secret is None else secret.deal_seed
     bot_key = None if secret is None else secret.bot_key
@@ -123,7 +125,7 @@ def plan_jobs(
 
 def seeding_meta(cfg: TournamentConfig) -> dict[str, Any]:
     """What the results database records of how the agents were seeded, so that a game can
-    be played again (:mod:`tournament.replay`): the scheme and the modules that register
+    be played again (:mod:`fourhundred_tournament.replay`): the scheme and the modules that register
     agents (the job split is kept for information: seeds no longer depend on it)."""
     return {
         "scheme": SEEDING_SCHEME,

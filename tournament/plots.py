@@ -1,17 +1,17 @@
-"""Figures of a tournament's results database (:mod:`tournament.db`), as PNG files.
+"""Figures of a tournament's results database (:mod:`fourhundred_tournament.db`), as PNG files.
 
-    from tournament.plots import write_tournament_plots
+    from fourhundred_tournament.plots import write_tournament_plots
     paths = write_tournament_plots("runs/tournament/results.sqlite", "runs/tournament/plots")
 
-The numbers come from :func:`tournament.report.build_report` (win rates with Wilson intervals,
+The numbers come from :func:`fourhundred_tournament.report.build_report` (win rates with Wilson intervals,
 the pairwise matrix, Bradley-Terry Elo with bootstrap intervals), so the figures and the
 text report always agree; only the per-hand figures (bids against tricks, score
 trajectories) read the ``hands`` table themselves. A database alone is enough: the
 tournament config is rebuilt from its stored fingerprint (agents, rules, seed, max_hands)
-unless the caller passes the real one (:func:`tournament.report.config_from_db`). The
+unless the caller passes the real one (:func:`fourhundred_tournament.report.config_from_db`). The
 database is opened read-only.
 
-Figures are built with the helpers of :mod:`tournament.figures` (Agg, no pyplot state).
+Figures are built with the helpers of :mod:`fourhundred_tournament.figures` (Agg, no pyplot state).
 Nothing else in :mod:`tournament` imports this module (matplotlib is the optional ``plots``
 extra).
 """
@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from tournament.config import TournamentConfig
-from tournament.db import ReadOnlyResults, ResultsDB
-from tournament.db.ladder import recorded_pairings
-from tournament.figures import new_figure, save_figure
-from tournament.report import build_report, config_from_db
+from fourhundred_tournament.config import TournamentConfig
+from fourhundred_tournament.db import ReadOnlyResults, ResultsDB
+from fourhundred_tournament.db.ladder import recorded_pairings
+from fourhundred_tournament.figures import new_figure, save_figure
+from fourhundred_tournament.report import build_report, config_from_db
 
 #: Seat colours: team 0 (seats 0, 2) blue, team 1 (seats 1, 3) vermilion; partners share a hue.
 SEAT_COLORS = ("#0072B2", "#D55E00", "#56B4E9", "#E69F00")
@@ -416,7 +416,7 @@ def write_tournament_plots(
     """Write the tournament figures of the database at `db_path` into `out_dir`.
 
     `cfg`: the tournament's config (default: rebuilt from the database, see
-    :func:`config_from_db`); `report`: its :func:`tournament.report.build_report` dict if already
+    :func:`config_from_db`); `report`: its :func:`fourhundred_tournament.report.build_report` dict if already
     built (saves refitting the ratings). Returns the paths of leaderboard.png, pairwise.png,
     ratings.png, bid_vs_tricks.png, bid_margin.png and score_trajectories.png.
     """

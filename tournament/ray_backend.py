@@ -1,7 +1,7 @@
 """Tournament jobs as Ray tasks (``backend: ray``, the ``ray`` extra).
 
-The jobs are :func:`tournament.planning.plan_jobs`'s, played by the same function as the local
-backend's (:func:`tournament.runner.job_records`): each job is one Ray task, a streaming
+The jobs are :func:`fourhundred_tournament.planning.plan_jobs`'s, played by the same function as the local
+backend's (:func:`fourhundred_tournament.runner.job_records`): each job is one Ray task, a streaming
 generator whose yields are the job's rows as they are produced (every `flush_seconds`). This
 process waits on all the jobs at once and hands each batch of rows to the one SQLite writer as
 it arrives; nothing is written anywhere else. A local Ray instance with `workers` CPUs is
@@ -13,7 +13,7 @@ clock, so a generator run again would not yield the same batches, and Ray's repl
 skips the yields it already delivered by their index, could lose rows or double them.
 Instead, when a job's worker or node dies (any Ray system error: WorkerCrashedError,
 NodeDiedError, ...), this process deletes what the job wrote of the games it had in flight
-(:meth:`~tournament.db.ResultsDB.drop_partial_games`) and starts a new task for the job's
+(:meth:`~fourhundred_tournament.db.ResultsDB.drop_partial_games`) and starts a new task for the job's
 games that have no match row yet: finished games are kept, the others are played again from
 their start. An agent's seed depends on the pairing, side and seat, and its draws on the
 game's stream key, never on the job or the batch, so the games played again are the games a
@@ -37,10 +37,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fourhundred_env.errors import FourHundredError
-from tournament.config import TournamentConfig
-from tournament.db import ResultsDB
-from tournament.planning import Job
-from tournament.runner import Records, job_records
+from fourhundred_tournament.config import TournamentConfig
+from fourhundred_tournament.db import ResultsDB
+from fourhundred_tournament.planning import Job
+from fourhundred_tournament.runner import Records, job_records
 
 __all__ = ["RayCluster", "connect", "probe_address", "run_jobs"]
 

@@ -1,6 +1,6 @@
 """A game of a tournament played again, card by card, from its results database.
 
-Each hand's row keeps its moves (``hands.moves``, :mod:`tournament.db.moves`): the four hands
+Each hand's row keeps its moves (``hands.moves``, :mod:`fourhundred_tournament.db.moves`): the four hands
 as dealt and every bid, redeal request and card in order. A game is played again from them
 through a :class:`~fourhundred_env.table.Table`, every move checked as a played one is, with
 the forfeits its rows record; a hand whose stored moves are not legal, or do not give its row
@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.protocol import Agent
-from agents.registry import make_agent
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.registry import make_agent
 from fourhundred_env.cards import hand_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.history import HandRecord
@@ -46,8 +46,8 @@ from fourhundred_env.registry import parse_spec
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
-from tournament.config import files_digest, named_files, spec_files
-from tournament.db import (
+from fourhundred_tournament.config import files_digest, named_files, spec_files
+from fourhundred_tournament.db import (
     MATCH_COLUMNS,
     DatabaseDamagedError,
     GameKey,
@@ -58,9 +58,9 @@ from tournament.db import (
     decode_moves,
     row_damage,
 )
-from tournament.deals import give_bot_key, read_deals
-from tournament.planning import SEEDING_SCHEME, agent_seed
-from tournament.runner import close_agents, game_streams
+from fourhundred_tournament.deals import give_bot_key, read_deals
+from fourhundred_tournament.planning import SEEDING_SCHEME, agent_seed
+from fourhundred_tournament.runner import close_agents, game_streams
 
 __all__ = [
     "ReplayError",
@@ -97,16 +97,18 @@ class TournamentInfo:
     rules: Rules
     seed: int  # what the engine dealt from: the tournament's seed, or its secret's deal seed
     max_hands: int
-    scheme: str  # how agents were seeded (tournament.planning.SEEDING_SCHEME or an earlier one)
+    scheme: str  # how agents were seeded (fourhundred_tournament.planning.SEEDING_SCHEME or an earlier one)
     agent_modules: tuple[str, ...]  # named in the database: shown, never imported
     specs: dict[str, str] = field(default_factory=dict)  # label -> spec where they differ
     # (a ladder's later version of a checkpoint: ``SPEC@v2``)
     public_seed: int | None = None  # the tournament's --seed (agents' seeds); None: `seed`
-    bot_key: bytes | None = None  # what cmd: bots were told hangs on it (tournament.deals)
+    bot_key: bytes | None = (
+        None  # what cmd: bots were told hangs on it (fourhundred_tournament.deals)
+    )
 
     @property
     def agents_seed(self) -> int:
-        """The seed the agents' seeds hang on (:func:`tournament.planning.agent_seed`)."""
+        """The seed the agents' seeds hang on (:func:`fourhundred_tournament.planning.agent_seed`)."""
         return self.seed if self.public_seed is None else self.public_seed
 
     def spec(self, label: str) -> str:
@@ -175,7 +177,7 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
 # -- seeding: the one place that knows how a tournament made and seeded its agents -------------
 def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
     """agents[side][seat] of game `key` (side 0: pair_a), seeded as the tournament seeded
-    them (:func:`tournament.planning.agent_seed`: by seed, pairing, side and seat). A database
+    them (:func:`fourhundred_tournament.planning.agent_seed`: by seed, pairing, side and seat). A database
     of an earlier scheme is replayed the same way: deterministic bots replay exactly anyway,
     and a stochastic one that drew otherwise then shows as a divergence that says why."""
     pair_a, pair_b, _, _ = key
@@ -190,7 +192,7 @@ def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
 
 def game_table(info: TournamentInfo, key: GameKey) -> Table:
     """A fresh table of game `key`: its deals, first dealer and stream key as in the
-    tournament (`tournament.runner.game_streams`)."""
+    tournament (`fourhundred_tournament.runner.game_streams`)."""
     _, _, match_id, orientation = key
     table = Table(rules=info.rules, seed=info.seed, match_index=match_id, name="replay")
     table.state.stream[:] = game_streams(info.seed, np.array([match_id]), np.array([orientation]))

@@ -3,9 +3,9 @@
 Each seat of each side is served by its own agent instance (8 per job), which only ever sees
 :class:`~fourhundred_env.view.SeatView` s of its seat. At each step every instance gets one
 batched call for the tables where its seat is to act (or a few parts of it, sized by
-:mod:`tournament.pacing`); finished matches are replaced by the job's next game.
+:mod:`fourhundred_tournament.pacing`); finished matches are replaced by the job's next game.
 
-Conduct (docs/rules.md, :mod:`tournament.conduct`): a call that raises, exceeds
+Conduct (docs/rules.md, :mod:`fourhundred_tournament.conduct`): a call that raises, exceeds
 ``move_hard_limit_s`` or returns an illegal action has the seat's contract scored as missed at
 those tables (`Engine.forfeit`), the lowest legal action is played for it, and an event is
 recorded; calls slower than ``move_time_limit_s`` are recorded as slow. A match that reaches
@@ -13,10 +13,10 @@ recorded; calls slower than ``move_time_limit_s`` are recorded as slow. A match 
 ratings).
 
 Each hand's row keeps its moves (the dealt hands and every action in order,
-:mod:`tournament.db.moves`), recorded at each step for all tables at once.
+:mod:`fourhundred_tournament.db.moves`), recorded at each step for all tables at once.
 
-Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`tournament.db`);
-:mod:`tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
+Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`fourhundred_tournament.db`);
+:mod:`fourhundred_tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
 it, and a database from another tournament is refused unchanged.
 """
 
@@ -30,17 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from agents.protocol import Agent
-from agents.registry import make_agent
-from agents.remote.isolated import IsolatedAgent
-from agents.remote.modules import import_agent_modules
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.registry import make_agent
+from fourhundred_agents.remote.isolated import IsolatedAgent
+from fourhundred_agents.remote.modules import import_agent_modules
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import GAME_STREAM_SALTS
 from fourhundred_env.view import seat_view
-from tournament.conduct import Conduct
-from tournament.db import (
+from fourhundred_tournament.conduct import Conduct
+from fourhundred_tournament.db import (
     MAX_HAND_MOVES,
     EventRow,
     HandRow,
@@ -50,9 +50,9 @@ from tournament.db import (
     seat_columns,
     time_bin,
 )
-from tournament.deals import give_bot_key
-from tournament.pacing import PART_SHARE, Pacing
-from tournament.planning import Job
+from fourhundred_tournament.deals import give_bot_key
+from fourhundred_tournament.pacing import PART_SHARE, Pacing
+from fourhundred_tournament.planning import Job
 
 __all__ = [
     "LockstepRunner",
@@ -68,7 +68,7 @@ __all__ = [
 
 @dataclass
 class Records:
-    """Rows a runner produced since its last flush, a list per table of :mod:`tournament.db`.
+    """Rows a runner produced since its last flush, a list per table of :mod:`fourhundred_tournament.db`.
 
     The runner makes named rows (HandRow, MatchRow, EventRow); Records sent from a worker
     process arrive holding plain tuples of the same values in the same column order, which
@@ -94,7 +94,7 @@ class Records:
 
 def game_streams(seed: int, match_id: np.ndarray, orientation: np.ndarray) -> np.ndarray:
     """(n,) uint64 stream keys of games (match id, orientation) of a tournament seeded `seed`:
-    what the agents' random draws in that game hang on (see agents.draws), fixed by the game
+    what the agents' random draws in that game hang on (see fourhundred_agents.draws), fixed by the game
     alone, never by the batch, the worker or a resume. A sum of two hashes, so that a key
     does not give back the deal stream."""
     key = mix64(
@@ -260,10 +260,10 @@ class LockstepRunner:
         out: Records, use_alarm: bool,
     ) -> np.ndarray:  # fmt: skip
         """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
-        rules (:mod:`tournament.conduct`): a failed call or an illegal action forfeits the
+        rules (:mod:`fourhundred_tournament.conduct`): a failed call or an illegal action forfeits the
         contract at that table and plays the lowest legal action instead; a slow call is
         recorded. The tables are asked in the parts the agent's pacing gives
-        (:mod:`tournament.pacing`); after a part passes the hard limit, the rest of the call is
+        (:mod:`fourhundred_tournament.pacing`); after a part passes the hard limit, the rest of the call is
         charged the same timeout without being asked (a hanging bot costs one hard limit a
         call, as in one piece)."""
         state = tables.state
@@ -423,7 +423,7 @@ class LockstepRunner:
 def make_job_agents(job: Job) -> list[list[Agent]]:
     """The 2 x 4 agent instances of a job, each seeded from the config; the agents listed in
     `job.isolated` each in a process of its own (started at its first move); ``cmd:`` bots
-    get the job's bot key (:mod:`tournament.deals`)."""
+    get the job's bot key (:mod:`fourhundred_tournament.deals`)."""
     import_agent_modules(job.agent_modules)
     rules = Rules.from_dict(job.rules)
 

@@ -63,10 +63,10 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     """The hands part for one bidder: per table, the points of the bidding seats (n, 2), the
     contracts they bid and made (n, 2) bool, thrown in (n,), their team's change of match-win
     estimate (n,), their bids (n, 2) and the situation index (n,)."""
-    from agents.bid_analysis import play_hand
-    from agents.registry import make_agent
-    from agents.value.match_value import hand_value_change
-    from agents.value.matchwin import MatchWin
+    from fourhundred_agents.bid_analysis import play_hand
+    from fourhundred_agents.registry import make_agent
+    from fourhundred_agents.value.match_value import hand_value_change
+    from fourhundred_agents.value.matchwin import MatchWin
 
     engine = Engine(rules)
     scores, dealer, situation = situation_tables(deals)
@@ -142,7 +142,7 @@ def bid_report(
 ) -> dict[str, Any]:
     """The whole report (see the module docstring) as a dict; tournaments' files in
     `out_dir`. ``matches=0`` skips the matches part."""
-    from train.evaluate import evaluate_pair
+    from fourhundred_train.evaluate import evaluate_pair
 
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     hands = {spec: bid_hands(spec, play, deals, seed, rules) for spec in (bidder, *BASELINES)}
@@ -259,11 +259,11 @@ def _wrap_spec(spec: str, width: int = 100, lines: int = 2) -> str:
 
 
 def plot_bid_analysis(a: Any, path: str | Path) -> Path:
-    """Draw an `agents.bid_analysis.BidAnalysis`: the bidder's probability of each legal bid,
+    """Draw an `fourhundred_agents.bid_analysis.BidAnalysis`: the bidder's probability of each legal bid,
     and each bid's play-out value (the seat's points and its team's match-win change, +-1
     standard error); for a search bidder also the value it maximizes, for a fitted-Q network
     its value of each bid (each bid's gap to the best). Returns the PNG's path."""
-    from tournament.figures import new_figure, save_figure
+    from fourhundred_tournament.figures import new_figure, save_figure
 
     labels = a.labels()
     y = np.arange(len(labels))

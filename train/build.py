@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fourhundred_env.engine import Engine
-from train.config import TrainConfig
-from train.network import NetConfig, OracleCritic, PolicyValueNet
-from train.objectives import Objective, make_objectives
+from fourhundred_train.config import TrainConfig
+from fourhundred_train.network import NetConfig, OracleCritic, PolicyValueNet
+from fourhundred_train.objectives import Objective, make_objectives
 
 if TYPE_CHECKING:
-    from agents.protocol import Agent
+    from fourhundred_agents.protocol import Agent
 
 __all__ = ["TrainingParts", "build_parts"]
 
@@ -40,7 +40,7 @@ def build_parts(config: TrainConfig, engine: Engine) -> TrainingParts:
     critic = OracleCritic(net_config) if config.oracle_critic else None
     teacher = None
     if config.teacher is not None:
-        from agents.registry import make_agent
+        from fourhundred_agents.registry import make_agent
 
         teacher = make_agent(config.teacher, rules=engine.rules, seed=config.seed)
     objectives = make_objectives(config, engine, net, critic, teacher)

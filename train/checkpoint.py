@@ -1,4 +1,4 @@
-"""Writing checkpoints: a policy checkpoint (what agents load, :mod:`agents.neural.checkpoint`) and
+"""Writing checkpoints: a policy checkpoint (what agents load, :mod:`fourhundred_agents.neural.checkpoint`) and
 the trainer's own, written atomically so that a crash never leaves half a file."""
 
 from __future__ import annotations
@@ -11,8 +11,13 @@ from typing import Any
 import torch
 
 import fourhundred_env
-from agents.neural.checkpoint import FORMAT, CheckpointError, load_policy, read_checkpoint
-from agents.neural.network import PolicyValueNet
+from fourhundred_agents.neural.checkpoint import (
+    FORMAT,
+    CheckpointError,
+    load_policy,
+    read_checkpoint,
+)
+from fourhundred_agents.neural.network import PolicyValueNet
 from fourhundred_env.observation import OBS_VERSION
 from fourhundred_env.rules import Rules
 

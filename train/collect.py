@@ -6,20 +6,20 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from agents.neural.agent import MATCH_FIELDS, blank_fields
+from fourhundred_agents.neural.agent import MATCH_FIELDS, blank_fields
 from fourhundred_env.engine import Engine
 from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
 from fourhundred_env.observation import OBS_SIZE
-from train.batch import Group, Rollout
-from train.config import TrainConfig
-from train.network import OracleCritic, PolicyValueNet, masked_logits
-from train.objectives import (
+from fourhundred_train.batch import Group, Rollout
+from fourhundred_train.config import TrainConfig
+from fourhundred_train.network import OracleCritic, PolicyValueNet, masked_logits
+from fourhundred_train.objectives import (
     Objective,
     unpack_hands,
 )
-from train.seeding import derive_seed
+from fourhundred_train.seeding import derive_seed
 
 
 class Collector:

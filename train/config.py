@@ -218,7 +218,9 @@ class TrainConfig:
                      "rollout_actors"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
-        from agents.neural.network import NetConfig  # torch: loaded by every user of a run
+        from fourhundred_agents.neural.network import (
+            NetConfig,
+        )  # torch: loaded by every user of a run
 
         problem = NetConfig(hidden=self.hidden, layers=self.layers).size_problem()
         if problem is not None:  # refused here, before a run folder or a weight exists

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_env.rules import Rules
-from train.config import TrainConfig
+from fourhundred_train.config import TrainConfig
 
 
 def evaluate_pair(
@@ -26,10 +26,10 @@ def evaluate_pair(
     Returns win rate to 41 of `spec` with its Wilson 95% interval, and its points per hand
     and contract success rate, under ``eval/*`` names. Results stay in `out_dir`.
     """
-    from tournament.config import TournamentConfig
-    from tournament.db import ResultsDB
-    from tournament.parallel import run_tournament
-    from tournament.report import build_report, write_report
+    from fourhundred_tournament.config import TournamentConfig
+    from fourhundred_tournament.db import ResultsDB
+    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.report import build_report, write_report
 
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     cfg = TournamentConfig(
@@ -103,7 +103,7 @@ def compare_bidders(
     """
     import numpy as np
 
-    from agents.registry import make_agent
+    from fourhundred_agents.registry import make_agent
     from fourhundred_env.engine import Engine
     from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
     from fourhundred_env.view import seat_view

@@ -6,14 +6,14 @@ start of every hand and which team won, and fits P(team of the first bidder wins
 small network (binary cross-entropy, Adam). Half of the matches' hands go to training, by
 match id, and half to a held-out check; the log loss and calibration of both are printed.
 
-    .venv/bin/python -m train.matchwin --matches 60000 --out agents/pretrained/matchwin.npz
+    .venv/bin/python -m fourhundred_train.matchwin --matches 60000 --out agents/pretrained/matchwin.npz
 
 The bundled ``agents/pretrained/matchwin.npz`` was made by that command (see its README).
 With ``--model heuristic-v1`` the matches are the compiled ``heuristic-v1`` against itself
 (about 10,000 matches a second on one core); ``agents/pretrained/matchwin_h1.npz``, the value
 of the fitted-Q bidder's play-outs (train/bid_q/), was made by
 
-    .venv/bin/python -m train.matchwin --model heuristic-v1 --matches 200000 --tables 4096 \
+    .venv/bin/python -m fourhundred_train.matchwin --model heuristic-v1 --matches 200000 --tables 4096 \
         --out agents/pretrained/matchwin_h1.npz
 """
 
@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.checkpoint import load_policy, require_card_player
-from agents.search.policy_playout import NetRunner, PolicyPlayout
-from agents.value.matchwin import NUM_FEATURES, MatchWin, features
+from fourhundred_agents.neural.checkpoint import load_policy, require_card_player
+from fourhundred_agents.search.policy_playout import NetRunner, PolicyPlayout
+from fourhundred_agents.value.matchwin import NUM_FEATURES, MatchWin, features
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.rules import Rules
 
@@ -39,8 +39,8 @@ def hand_player(path: str) -> tuple:
     """(rules, engine, play(state)): plays every table's hand to its end with a checkpoint's
     greedy play at all four seats, or, for path ``heuristic-v1``, with that compiled bot's."""
     if path == "heuristic-v1":
-        from agents.scripted.heuristic_v1 import HeuristicV1Agent
-        from agents.scripted.playout import Playout
+        from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
+        from fourhundred_agents.scripted.playout import Playout
 
         rules = Rules()
         engine = Engine(rules)

@@ -1,12 +1,12 @@
 """The training-only network: the oracle critic. The policy network, :class:`PolicyValueNet`,
-lives beside the agent that plays it (:mod:`agents.neural.network`) and is re-exported here."""
+lives beside the agent that plays it (:mod:`fourhundred_agents.neural.network`) and is re-exported here."""
 
 from __future__ import annotations
 
 import torch
 from torch import nn
 
-from agents.neural.network import MASKED, NetConfig, PolicyValueNet, masked_logits
+from fourhundred_agents.neural.network import MASKED, NetConfig, PolicyValueNet, masked_logits
 from fourhundred_env.cards import NUM_CARDS
 
 __all__ = ["HIDDEN_HANDS", "MASKED", "NetConfig", "OracleCritic", "PolicyValueNet", "masked_logits"]

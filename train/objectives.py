@@ -49,16 +49,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.search.rollout import rollout_targets
+from fourhundred_agents.search.rollout import rollout_targets
 from fourhundred_env.engine import Engine, State, unpack_sets
 from fourhundred_env.view import seat_view
-from train.network import HIDDEN_HANDS, OracleCritic, PolicyValueNet
-from train.seeding import derive_seed
+from fourhundred_train.network import HIDDEN_HANDS, OracleCritic, PolicyValueNet
+from fourhundred_train.seeding import derive_seed
 
 if TYPE_CHECKING:
-    from agents.protocol import Agent
-    from train.batch import Rollout
-    from train.config import TrainConfig
+    from fourhundred_agents.protocol import Agent
+    from fourhundred_train.batch import Rollout
+    from fourhundred_train.config import TrainConfig
 
 # rollout values are computed this many positions at a time: up to 14 branches each
 _ROLLOUT_CHUNK = 4096
@@ -265,7 +265,7 @@ class MatchValue(Objective):
     """
 
     def __init__(self, engine: Engine, points: float) -> None:
-        from agents.value.matchwin import MatchWin
+        from fourhundred_agents.value.matchwin import MatchWin
 
         self.engine = engine
         self.points = points
@@ -287,7 +287,7 @@ class MatchValue(Objective):
     def rewards(self, r: Rollout) -> np.ndarray:
         """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
         at the step a hand ended; 0 elsewhere."""
-        from agents.value.match_value import hand_value_change
+        from fourhundred_agents.value.match_value import hand_value_change
 
         out = np.zeros(r.seat_rewards.shape, np.float32)
         ended = r.done
@@ -362,7 +362,7 @@ class RolloutValues(Objective):
         state = State.concat([s for _, _, s in self._positions])
         team = None
         if self.team_from is not None and decisions >= self.team_from:  # policy iteration
-            from agents.neural.agent import NeuralAgent
+            from fourhundred_agents.neural.agent import NeuralAgent
 
             team = NeuralAgent.from_net(self.net, self.engine.rules, dtype=self.team_dtype)
         values, own = [], []
@@ -413,10 +413,10 @@ class RolloutValues(Objective):
 
 
 def _match_value_of_playouts(engine: Engine, points: float):
-    """The value of a play-out under reward match_value (see agents.search.rollout.rollout_values):
+    """The value of a play-out under reward match_value (see fourhundred_agents.search.rollout.rollout_values):
     `points` x the acting seat's team's change of match-win estimate over the hand."""
-    from agents.value.match_value import hand_value_change
-    from agents.value.matchwin import MatchWin
+    from fourhundred_agents.value.match_value import hand_value_change
+    from fourhundred_agents.value.matchwin import MatchWin
 
     model = MatchWin(rules=engine.rules)
 

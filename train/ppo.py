@@ -37,26 +37,26 @@ import torch
 from fourhundred_env.engine import Engine
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
-from train.batch import Batch, Group, Rollout
-from train.build import build_parts
-from train.checkpoint import (
+from fourhundred_train.batch import Batch, Group, Rollout
+from fourhundred_train.build import build_parts
+from fourhundred_train.checkpoint import (
     CheckpointError,
     atomic_save,
     policy_record,
     read_checkpoint,
     save_policy,
 )
-from train.collect import Collector
-from train.config import TrainConfig, save_config
-from train.network import masked_logits
-from train.objectives import (
+from fourhundred_train.collect import Collector
+from fourhundred_train.config import TrainConfig, save_config
+from fourhundred_train.network import masked_logits
+from fourhundred_train.objectives import (
     Kickstart,
     Minibatch,
     Objective,
     Term,
     WeightAverage,
 )
-from train.seeding import derive_seed
+from fourhundred_train.seeding import derive_seed
 
 __all__ = ["Batch", "Collector", "Group", "Rollout", "Trainer", "check_agents"]
 
@@ -93,7 +93,7 @@ class Trainer:
         self.blank = self.collector.blank  # the match fields blanked (match_features: false)
         self.rollout_actors = None
         if c.backend == "ray":
-            from train.ray_rollouts import RolloutActors
+            from fourhundred_train.ray_rollouts import RolloutActors
 
             self.rollout_actors = RolloutActors(c)
         self.update = 0
@@ -441,7 +441,7 @@ def check_agents(config: TrainConfig, rules: Rules) -> None:
     off: the spec is stored in config.yaml, and `evaluate-run` reads it), so that an unknown
     agent, bad settings or an unreadable checkpoint raise ConfigError naming the key now,
     rather than at the first rollout, after the run folder is made."""
-    from agents.registry import make_agent
+    from fourhundred_agents.registry import make_agent
 
     for key in AGENT_KEYS:
         spec = getattr(config, key)

@@ -1,11 +1,11 @@
 """Self-play rollouts on Ray actors (``backend: ray`` in the training config, the ``ray``
 extra).
 
-Each of `rollout_actors` actors holds a :class:`~train.ppo.Collector` of its own: the envs, a
+Each of `rollout_actors` actors holds a :class:`~fourhundred_train.ppo.Collector` of its own: the envs, a
 copy of the network (and oracle critic), the teacher and the objectives, on one CPU and one
 torch thread. Every update the learner puts its weights in Ray's object store once (one
 broadcast, read by every actor), asks each actor for its part of the rollout, waits for all
-of them and joins the parts in actor order into one :class:`~train.ppo.Rollout`, which it
+of them and joins the parts in actor order into one :class:`~fourhundred_train.ppo.Rollout`, which it
 learns from as from a local one. The learner and the actors take turns (synchronous PPO):
 the rollouts stay on-policy, and the learner does not collect while the actors do.
 
@@ -39,11 +39,11 @@ import torch
 from fourhundred_env.engine import Engine
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
-from train.build import build_parts
-from train.config import TrainConfig
+from fourhundred_train.build import build_parts
+from fourhundred_train.config import TrainConfig
 
 if TYPE_CHECKING:
-    from train.batch import Rollout
+    from fourhundred_train.batch import Rollout
 
 __all__ = ["RolloutActors", "RolloutWorker", "join_rollouts"]
 
@@ -52,7 +52,7 @@ class RolloutWorker:
     """What one Ray actor runs: its part of every update's tables (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, part: int, parts: int) -> None:
-        from train.collect import Collector
+        from fourhundred_train.collect import Collector
 
         torch.set_num_threads(1)  # one CPU per actor: the actors are the parallelism
         rules = Rules.preset(config.rules)
@@ -86,7 +86,7 @@ def start_ray(address: str | None, cpus: int) -> bool:
     if address is None:
         kwargs["num_cpus"] = cpus
     else:  # fail fast where nothing listens (Ray retries for a minute or more)
-        from tournament.ray_backend import probe_address
+        from fourhundred_tournament.ray_backend import probe_address
 
         probe_address(address)
     ray.init(address=address, **kwargs)

@@ -1,8 +1,8 @@
 """Engine analysis: the values of a decision's legal actions by an agent that can give them
-(:mod:`agents.analysis.values`), and a whole game's decisions analysed with them, where each
-seat lost value and its largest mistakes (:mod:`agents.analysis.game`)."""
+(:mod:`fourhundred_agents.analysis.values`), and a whole game's decisions analysed with them, where each
+seat lost value and its largest mistakes (:mod:`fourhundred_agents.analysis.game`)."""
 
-from agents.analysis.game import (
+from fourhundred_agents.analysis.game import (
     NOISE,
     Analysis,
     DecisionAnalysis,
@@ -11,7 +11,7 @@ from agents.analysis.game import (
     analyse_decisions,
     analyse_record,
 )
-from agents.analysis.values import (
+from fourhundred_agents.analysis.values import (
     VALUERS,
     ActionValuer,
     ActionValues,

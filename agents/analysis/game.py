@@ -3,7 +3,7 @@
 :func:`analyse_record` takes a game record (``fourhundred_env.game_record.GameRecord``;
 ``game_record.decisions(record)`` gives each decision's hand, move, seat, table and the action
 played) and an
-agent that values actions (:mod:`agents.analysis.values`). At each decision with a choice,
+agent that values actions (:mod:`fourhundred_agents.analysis.values`). At each decision with a choice,
 every legal action is valued from the deciding seat's view only (what that seat knew then);
 the *best* is the action of highest value, and the *loss* of the action taken is the best's
 value minus its own, with the standard error of that difference (paired world by world).
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.analysis.values import ActionValuer, ActionValues, make_valuer
+from fourhundred_agents.analysis.values import ActionValuer, ActionValues, make_valuer
 from fourhundred_env.cards import action_text, parse_action
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.game_record import decisions
@@ -263,7 +263,7 @@ def analyse_decisions(
 ) -> Analysis:
     """The analysis of a game's decisions (``game_record.decisions(record)``, or any objects with
     hand, move, seat, table and action) by `agent`: an agent spec (made by
-    :func:`~agents.analysis.values.make_valuer` under the first decision's rules, its worlds
+    :func:`~fourhundred_agents.analysis.values.make_valuer` under the first decision's rules, its worlds
     from `seed`) or a valuer. Only the decisions of hand `hand` (if given) in `phases` ("bid",
     "play") are analysed. `progress(done, total)` is called as decisions are valued; `labels`
     names the seats' players; `top` bounds each seat's list of mistakes. A decision whose

@@ -6,7 +6,7 @@ that the deciding seat's team wins the match after that action, its standard err
 number of worlds (play-outs) it rests on. :func:`make_valuer` builds one from an agent spec:
 
 - ``search`` (any of its settings, ``search:strong``, ``search:worlds=64,bid_worlds=128``):
-  the search's own values (:meth:`agents.search.agent.SearchAgent.world_values`): the cards
+  the search's own values (:meth:`fourhundred_agents.search.agent.SearchAgent.world_values`): the cards
   the seat cannot see dealt in worlds consistent with its view and weighted by what the other
   seats did, every legal action played out to the end of the hand by the policy, each
   play-out valued by the match-win estimate of the scores after the hand (1 or 0 when it ends
@@ -25,7 +25,7 @@ by heuristic-v1's play-outs, use ``search:models=heuristic-v1,own=heuristic-v1``
 
 A value's standard error is that of a weighted mean over the worlds (each world counted as
 often as it was drawn; the effective number of worlds from the counts), as the search's
-choice rule computes it (:mod:`agents.search.choice`); :meth:`ActionValues.difference` gives
+choice rule computes it (:mod:`fourhundred_agents.search.choice`); :meth:`ActionValues.difference` gives
 the error of the difference of two actions paired world by world, far smaller than either
 error, since both are played out in the same worlds.
 """
@@ -135,7 +135,7 @@ def make_valuer(spec: str, rules: Rules | None = None, seed: int = 0) -> ActionV
     """The valuer of agent spec `spec` under `rules`, its worlds drawn from `seed` (see the
     module docstring). An unknown spec, or a bot that cannot value actions, raises
     ConfigError (a FourHundredError) naming those that can."""
-    from agents.search.agent import SearchAgent, SearchSettings
+    from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 
     rules = rules if rules is not None else Rules()
     name, _ = parse_spec(spec)

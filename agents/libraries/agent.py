@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.draws import view_uniforms
-from agents.neural.agent import sample_from_probs
-from agents.neural.files import model_file_kind
-from agents.protocol import Agent
+from fourhundred_agents.draws import view_uniforms
+from fourhundred_agents.neural.agent import sample_from_probs
+from fourhundred_agents.neural.files import model_file_kind
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
@@ -115,7 +115,7 @@ class TorchSettings:
 
 
 def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
-    from agents.libraries.sb3 import load_sb3_model
+    from fourhundred_agents.libraries.sb3 import load_sb3_model
 
     model = load_sb3_model(settings.path, rules)
     return LibraryPolicyAgent(
@@ -125,7 +125,7 @@ def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
 
 
 def _torch_factory(rules: Rules, seed: int, settings: TorchSettings) -> Agent:
-    from agents.libraries.torch_policy import load_torch_policy
+    from fourhundred_agents.libraries.torch_policy import load_torch_policy
 
     policy = load_torch_policy(settings.path, rules)
     return LibraryPolicyAgent(

@@ -34,8 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.neural.checkpoint import CheckpointError, require_same_game, resolve_checkpoint
-from agents.neural.files import model_file_kind
+from fourhundred_agents.neural.checkpoint import (
+    CheckpointError,
+    require_same_game,
+    resolve_checkpoint,
+)
+from fourhundred_agents.neural.files import model_file_kind
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version

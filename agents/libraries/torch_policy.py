@@ -35,13 +35,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.checkpoint import (
+from fourhundred_agents.neural.checkpoint import (
     CheckpointError,
     read_checkpoint,
     require_same_game,
     resolve_checkpoint,
 )
-from agents.neural.files import archive_problem, model_file_kind
+from fourhundred_agents.neural.files import archive_problem, model_file_kind
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, OBS_VERSION, require_obs_version

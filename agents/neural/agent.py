@@ -4,7 +4,7 @@
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
 Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
 policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
-agent's seed, the game's stream key and the position: `agents.draws.view_uniform`), never
+agent's seed, the game's stream key and the position: `fourhundred_agents.draws.view_uniform`), never
 from a generator shared across the batch, so it plays a game the same way in any batch.
 With ``symmetric=true`` the policy is averaged over the six renamings of the plain suits
 (`fourhundred_env.symmetry`: clubs, diamonds and spades are equal), all six in one network
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.draws import view_uniforms
-from agents.protocol import Agent
+from fourhundred_agents.draws import view_uniforms
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
@@ -88,7 +88,7 @@ class NeuralAgent(Agent):
         self._torch = torch
         self.dtype = dtype or torch.float32
         if net is None:
-            from agents.neural.checkpoint import load_policy
+            from fourhundred_agents.neural.checkpoint import load_policy
 
             self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
             self.net, self.trained_rules, self.meta = load_policy(
@@ -138,7 +138,7 @@ class NeuralAgent(Agent):
 
     def _log_probs(self, view: SeatView):
         torch = self._torch
-        from agents.neural.network import masked_logits
+        from fourhundred_agents.neural.network import masked_logits
 
         mask = torch.from_numpy(view.legal_mask).to(self.device)
         logits, _ = self.outputs(view)

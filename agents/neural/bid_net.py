@@ -35,11 +35,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.network import MAX_HIDDEN, size_problem
-from agents.scripted.heuristic_bid import NUM_FEATURES, expected_tricks_kernel, hand_features
-from agents.scripted.heuristic_v1 import HeuristicV1Agent
-from agents.value.match_value import team_values
-from agents.value.matchwin import MatchWin, matchwin_path
+from fourhundred_agents.neural.network import MAX_HIDDEN, size_problem
+from fourhundred_agents.scripted.heuristic_bid import (
+    NUM_FEATURES,
+    expected_tricks_kernel,
+    hand_features,
+)
+from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
+from fourhundred_agents.value.match_value import team_values
+from fourhundred_agents.value.matchwin import MatchWin, matchwin_path
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record

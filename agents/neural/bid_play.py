@@ -19,14 +19,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural.bid_net import (
+from fourhundred_agents.neural.bid_net import (
     PER_BID_SIZES,
     SHARED_SIZE,
     BidNet,
     BidNetConfig,
     renamed_bid_inputs,
 )
-from agents.neural.network import NetConfig, PolicyValueNet
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.engine import Phase
 from fourhundred_env.observation import OBS_FIELDS, encode_observation
 from fourhundred_env.rules import Rules

@@ -1,7 +1,7 @@
 """Reading policy checkpoints safely: weights plus everything needed to refuse a mismatched one.
 
 A checkpoint is a dict of tensors and plain values written by ``torch.save`` (by the trainer,
-:mod:`train.checkpoint`) and read here with ``torch.load(..., weights_only=True)``, which
+:mod:`fourhundred_train.checkpoint`) and read here with ``torch.load(..., weights_only=True)``, which
 never executes pickled code. It records the network config, the rules, ``OBS_VERSION`` and
 the package version. Every file that cannot be played is refused in one line naming the file
 and the problem, in our words (never torch's): missing, empty, larger than
@@ -33,9 +33,11 @@ from typing import Any
 
 import torch
 
-from agents.neural.files import PRETRAINED as PRETRAINED  # re-exported: tests and callers
-from agents.neural.files import archive_problem, model_file_kind, resolve_checkpoint
-from agents.neural.network import NetConfig, PolicyValueNet
+from fourhundred_agents.neural.files import (
+    PRETRAINED as PRETRAINED,
+)  # re-exported: tests and callers
+from fourhundred_agents.neural.files import archive_problem, model_file_kind, resolve_checkpoint
+from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
 from fourhundred_env.rules import Rules
@@ -217,8 +219,8 @@ def _net_class(values: Any, where: str) -> tuple[type, Any]:
     (agents/neural/bid_play.py) of the two configs ``bid`` and ``play``. Nothing is built: the
     layout versions and every size are checked first (the bounds of agents/neural/network.py)."""
     if isinstance(values, Mapping) and set(values) == {"bid", "play"}:
-        from agents.neural.bid_net import BidNet
-        from agents.neural.bid_play import BidPlayConfig, BidPlayNet
+        from fourhundred_agents.neural.bid_net import BidNet
+        from fourhundred_agents.neural.bid_play import BidPlayConfig, BidPlayNet
 
         bid_cls, bid = _net_class(values["bid"], f"{where} (its bidding network)")
         play_cls, play = _net_class(values["play"], f"{where} (its card network)")
@@ -229,7 +231,12 @@ def _net_class(values: Any, where: str) -> tuple[type, Any]:
             )
         return BidPlayNet, BidPlayConfig(bid, play)
     if isinstance(values, Mapping) and "bid_features" in values:
-        from agents.neural.bid_net import HEAD_VERSIONS, PER_BID_SIZES, BidNet, BidNetConfig
+        from fourhundred_agents.neural.bid_net import (
+            HEAD_VERSIONS,
+            PER_BID_SIZES,
+            BidNet,
+            BidNetConfig,
+        )
 
         config = _shape(BidNetConfig, values, where, "bidding network")
         if config.obs_size != OBS_SIZE or config.bid_features not in PER_BID_SIZES:

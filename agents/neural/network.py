@@ -1,6 +1,6 @@
 """`PolicyValueNet`: the policy and value network read from the observation encoder's vectors.
 
-It lives beside the agent that plays it (:mod:`agents.neural.agent`); training (:mod:`train`)
+It lives beside the agent that plays it (:mod:`fourhundred_agents.neural.agent`); training (:mod:`train`)
 imports it from here. torch is imported by this module only.
 
 A shared MLP trunk, a bidding head (actions 52-65: bids 1..13 and redeal), a card-play head

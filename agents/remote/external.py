@@ -16,7 +16,7 @@ line forfeits that move (docs/rules.md, timing and conduct) and is killed and st
 next one; an illegal action forfeits the move and the bot goes on. Outside a tournament a
 failure is a FourHundredError.
 
-The bot runs in a sandbox (:mod:`agents.remote.sandbox`): ``cmd:COMMAND,sandbox=MODE`` with
+The bot runs in a sandbox (:mod:`fourhundred_agents.remote.sandbox`): ``cmd:COMMAND,sandbox=MODE`` with
 MODE ``auto`` (the default, or the environment's ``FOURHUNDRED_BOT_SANDBOX``), ``require`` or
 ``off``. With a runner's secret (:attr:`ExternalAgent.game_secret`) the ``game`` key and the
 ``seed`` a bot is told are keyed hashes of the tournament's, so they give back neither the
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.remote import sandbox as _sandbox
-from agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
+from fourhundred_agents.remote import sandbox as _sandbox
+from fourhundred_agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
 from fourhundred_env.cards import SUIT_LETTERS, action_text, card_text, parse_action, set_to_cards
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, ConfigError

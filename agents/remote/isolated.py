@@ -1,5 +1,5 @@
 """A Python bot in its own process: :class:`IsolatedAgent` plays any registered agent spec in
-a child Python process (``python -m agents.remote.isolated``), so that one that hangs, swallows the
+a child Python process (``python -m fourhundred_agents.remote.isolated``), so that one that hangs, swallows the
 timeout or crashes the interpreter costs a forfeited move, not the tournament.
 
 The parent sends pickled requests (length-prefixed frames) on the child's stdin: ``init``
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
+from fourhundred_agents.remote.process import BotFailure, BotProcess, Reply, SupervisedAgent
 from fourhundred_env.registry import entry, parse_spec, spec_settings
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
@@ -58,7 +58,7 @@ class IsolatedAgent(SupervisedAgent):
         self._pending_reset: int | None = None
 
     def _argv(self) -> list[str]:
-        return [sys.executable, "-m", "agents.remote.isolated"]
+        return [sys.executable, "-m", "fourhundred_agents.remote.isolated"]
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -160,7 +160,7 @@ def serve() -> None:
 def _make(spec: str, rules: dict[str, Any], seed: int, modules: Sequence[str],
           factory_module: str | None, num_tables: int) -> Any:  # fmt: skip
     """The agent `spec`, once the modules that register agents are imported."""
-    from agents.remote.modules import import_agent_modules
+    from fourhundred_agents.remote.modules import import_agent_modules
     from fourhundred_env.registry import make_agent
 
     import_agent_modules(modules)

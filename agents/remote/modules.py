@@ -3,7 +3,7 @@
 ``--agent-module my_bots`` imports ``my_bots`` as Python would from the current folder (the
 ``fourhundred`` command, an installed script, does not have that folder on its path, so it is
 added); ``--agent-module path/to/my_bots.py`` loads that file from any folder. The module's
-top level registers its agents (`agents.register_agent`). The same list is imported again in
+top level registers its agents (`fourhundred_agents.register_agent`). The same list is imported again in
 every worker process and in the process of an isolated bot, so a relative path is resolved
 against the current folder once, here, and stays valid there.
 """

@@ -9,10 +9,10 @@ session (a Ctrl-C at the terminal reaches the tournament, which stops it, not th
 Linux, is killed by the system if the process that started it dies (``PR_SET_PDEATHSIG``).
 Killing it kills its whole process group, even after the bot itself has exited; a child that
 left the group (``setsid``) is caught only by a sandbox's PID namespace
-(:mod:`agents.remote.sandbox`).
+(:mod:`fourhundred_agents.remote.sandbox`).
 
-:class:`SupervisedAgent` is the base of the agents served this way (:mod:`agents.remote.external`
-for any program speaking the JSON-lines bot protocol, :mod:`agents.remote.isolated` for a Python
+:class:`SupervisedAgent` is the base of the agents served this way (:mod:`fourhundred_agents.remote.external`
+for any program speaking the JSON-lines bot protocol, :mod:`fourhundred_agents.remote.isolated` for a Python
 bot): `act_timed` returns a :class:`Reply` with a failure per table that failed (timeout,
 crash, garbage) instead of raising, the process is killed and restarted after a timeout or a
 broken exchange, and it gives up (every later move fails at once) after a few starts in a
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.protocol import Agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
@@ -228,7 +228,7 @@ class BotProcess:
     def kill(self) -> None:
         """Kill the process and everything in its process group, even once the process itself
         has exited (its children may not have), reap it and release its pipes. A sandboxed
-        bot's whole PID namespace dies with its first process (agents.remote.sandbox)."""
+        bot's whole PID namespace dies with its first process (fourhundred_agents.remote.sandbox)."""
         with contextlib.suppress(OSError):  # ESRCH: the group is empty
             os.killpg(self.proc.pid, signal.SIGKILL)
         if self.proc.poll() is None:

@@ -7,18 +7,18 @@
 kernels run unchanged as plain Python under ``NUMBA_DISABLE_JIT=1``.
 
 It bids by a linear hand evaluation and the expected points of every legal bid
-(:mod:`agents.scripted.heuristic_bid`) and plays by rules for following and leading read off
-the SeatView alone (:mod:`agents.scripted.heuristic_play`). Each rule was kept because it won
+(:mod:`fourhundred_agents.scripted.heuristic_bid`) and plays by rules for following and leading read off
+the SeatView alone (:mod:`fourhundred_agents.scripted.heuristic_play`). Each rule was kept because it won
 duplicate matches against the version without it (BENCHMARKS.md, "Tournament").
 
 `HeuristicParams` holds the tunable constants; ``heuristic:sigma=1.2,epsilon=0.05`` overrides
 them from an agent spec (``epsilon`` > 0 mixes in random legal moves, drawn from the position
-as every scripted bot's draws are: see :mod:`agents.draws`). The kernels read them
-as one record (:func:`~agents.scripted.heuristic_bid.params_record`).
+as every scripted bot's draws are: see :mod:`fourhundred_agents.draws`). The kernels read them
+as one record (:func:`~fourhundred_agents.scripted.heuristic_bid.params_record`).
 
 :class:`MinBidAgent` plays like the heuristic but always bids its minimum, or, as dealer, the
 bid that makes the required total (if it can); it never asks for a redeal. It plays like the
-frozen `heuristic-v1` (with :data:`~agents.scripted.heuristic_bid.HEURISTIC_V1_PARAMS`), so it stays a fixed baseline while
+frozen `heuristic-v1` (with :data:`~fourhundred_agents.scripted.heuristic_bid.HEURISTIC_V1_PARAMS`), so it stays a fixed baseline while
 `heuristic` improves.
 """
 
@@ -28,16 +28,16 @@ import dataclasses
 
 import numpy as np
 
-from agents.compiled import CompiledPolicy
-from agents.protocol import Agent
-from agents.scripted.heuristic_bid import (
+from fourhundred_agents.compiled import CompiledPolicy
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.scripted.heuristic_bid import (
     HEURISTIC_V1_PARAMS,
     HeuristicParams,
     expected_tricks_kernel,
     params_record,
 )
-from agents.scripted.heuristic_play import decide
-from agents.scripted.playout import POLICY_HEURISTIC, Playout
+from fourhundred_agents.scripted.heuristic_play import decide
+from fourhundred_agents.scripted.playout import POLICY_HEURISTIC, Playout
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.kernels import rules_record

@@ -13,7 +13,7 @@ hand without A, K, Q or J asks for a redeal when every bid has negative value.
 
 `HeuristicParams` holds the tunable constants; the kernels read them as one record
 (:func:`params_record`). The card-set helpers here are shared with the card play
-(:mod:`agents.scripted.heuristic_play`).
+(:mod:`fourhundred_agents.scripted.heuristic_play`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class HeuristicParams:
     """A player may be void in a suit when at most this many of its cards are still out."""
     epsilon: float = 0.0
     """Probability of a uniformly random legal action instead (drawn from the position, see
-    agents.draws): a stochastic variant for mirror checks and diverse opponents."""
+    fourhundred_agents.draws): a stochastic variant for mirror checks and diverse opponents."""
 
     def __post_init__(self) -> None:
         check_fields(self)

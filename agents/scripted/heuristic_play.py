@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.draws import nth_true, view_uniform
-from agents.scripted.heuristic_bid import (
+from fourhundred_agents.draws import nth_true, view_uniform
+from fourhundred_agents.scripted.heuristic_bid import (
     DECK,
     NUM_FEATURES,
     above,
@@ -239,7 +239,7 @@ def heuristic_one(v: np.ndarray, r: np.ndarray, p: np.ndarray, f: np.ndarray,
     """The heuristic's action for the view record `v`: a bid or redeal where bidding (as
     `minbid` when p["min_bids"]), a card where playing, -1 otherwise. With p["epsilon"] > 0,
     that share of decisions is a uniformly random legal action instead, drawn from the
-    agent's `key` and the position (agents.draws.view_uniform). f: feature scratch."""
+    agent's `key` and the position (fourhundred_agents.draws.view_uniform). f: feature scratch."""
     phase = v["phase"]
     if phase > PLAY:
         return -1

@@ -5,7 +5,7 @@ An environment whose opponents are all scripted bots (``random``, ``heuristic``,
 ``heuristic-v1``, ``minbid``) hands their seats to a :class:`Playout` instead of calling each
 bot's `act` round after round. The kernel cuts each seat's view exactly as ``seat_view``
 does and decides exactly as the bot's `act` does (the same per-record functions, the same
-draws: see :mod:`agents.draws`), so both ways give the same games; only the Python call per
+draws: see :mod:`fourhundred_agents.draws`), so both ways give the same games; only the Python call per
 decision is gone.
 """
 
@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from agents.compiled import CompiledPolicy
-from agents.draws import random_one, view_uniform
-from agents.scripted.heuristic_bid import NUM_FEATURES, PARAMS_DTYPE
-from agents.scripted.heuristic_play import heuristic_one
+from fourhundred_agents.compiled import CompiledPolicy
+from fourhundred_agents.draws import random_one, view_uniform
+from fourhundred_agents.scripted.heuristic_bid import NUM_FEATURES, PARAMS_DTYPE
+from fourhundred_agents.scripted.heuristic_play import heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import kernel
 from fourhundred_env.cards import NUM_ACTIONS
@@ -28,7 +28,7 @@ from fourhundred_env.view import NO_MASK, SeatView, cut_view
 
 POLICY_RANDOM = 1
 POLICY_HEURISTIC = 2
-"""The kinds of :class:`~agents.compiled.CompiledPolicy` a :class:`Playout` plays."""
+"""The kinds of :class:`~fourhundred_agents.compiled.CompiledPolicy` a :class:`Playout` plays."""
 
 
 @kernel
@@ -77,7 +77,7 @@ def play_opponents(s: np.ndarray, rules: np.ndarray, decides: np.ndarray, kinds:
 class Playout:
     """The compiled play of some seats' scripted bots (see the module docstring).
 
-    `policies`: seat -> the bot's :class:`~agents.compiled.CompiledPolicy`. Seats without one are
+    `policies`: seat -> the bot's :class:`~fourhundred_agents.compiled.CompiledPolicy`. Seats without one are
     never played here (the caller decides for them).
     """
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.compiled import CompiledPolicy
-from agents.draws import random_one, view_uniform
-from agents.protocol import Agent
-from agents.scripted.playout import POLICY_RANDOM, Playout
+from fourhundred_agents.compiled import CompiledPolicy
+from fourhundred_agents.draws import random_one, view_uniform
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.scripted.playout import POLICY_RANDOM, Playout
 from fourhundred_env._jit import kernel
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.rules import Rules

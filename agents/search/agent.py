@@ -5,7 +5,7 @@ At each decision with a real choice, the seat
 1. **deals worlds**: the cards it cannot see, dealt to the other seats uniformly among the deals
    consistent with its view (counts, cards played, shown voids), each world drawn from a hash
    of the position, so a decision never depends on the batch or the order of calls
-   (:mod:`agents.search.worlds`);
+   (:mod:`fourhundred_agents.search.worlds`);
 2. **weights them** (``weighting=policy``) by the policy's likelihood of what the other seats
    did (their bids, their plays to this trick) and resamples `worlds` of the `candidates`
    in proportion (systematic resampling; a world drawn several times is played once and
@@ -18,11 +18,11 @@ At each decision with a real choice, the seat
 3. **scores each candidate action** in every world:
    - card play: the rest of the hand played out by the policy at all four seats (greedy, each
      seat from its own view; worlds x actions tables through the network at once:
-     :mod:`agents.search.policy_playout`), or, once `endgame` tricks or fewer are left, solved
-     exactly by alpha-beta over the made/missed contracts (:mod:`agents.search.endgame`);
+     :mod:`fourhundred_agents.search.policy_playout`), or, once `endgame` tricks or fewer are left, solved
+     exactly by alpha-beta over the made/missed contracts (:mod:`fourhundred_agents.search.endgame`);
    - bids (``bids=true``): the rest of the bidding and the whole hand played out the same way;
    and values the outcome by what it does to the match: the match-win estimate of the scores
-   after the hand (:mod:`agents.value.matchwin`), 1 or 0 when the hand ends the match
+   after the hand (:mod:`fourhundred_agents.value.matchwin`), 1 or 0 when the hand ends the match
    (``value=points``: the team's points in the hand instead);
 4. **plays** the action with the best mean value, unless it beats the policy's own choice by no
    more than `margin` (play-outs are noisy; the policy is a good prior).
@@ -49,14 +49,19 @@ from typing import Any
 
 import numpy as np
 
-from agents.protocol import Agent
-from agents.search.beliefs import Beliefs, resample, seat_models
-from agents.search.choice import choose
-from agents.search.endgame import LEAF_PATTERNS, solve
-from agents.search.policy_playout import NetRunner, PolicyPlayout
-from agents.search.settings import DEFAULT_MODEL, PRESETS, SCRIPTED_MODELS, SearchSettings
-from agents.search.values import pattern_values, playout_values, team_value
-from agents.value.matchwin import MatchWin, matchwin_path, rule_diff, same_game
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.search.beliefs import Beliefs, resample, seat_models
+from fourhundred_agents.search.choice import choose
+from fourhundred_agents.search.endgame import LEAF_PATTERNS, solve
+from fourhundred_agents.search.policy_playout import NetRunner, PolicyPlayout
+from fourhundred_agents.search.settings import (
+    DEFAULT_MODEL,
+    PRESETS,
+    SCRIPTED_MODELS,
+    SearchSettings,
+)
+from fourhundred_agents.search.values import pattern_values, playout_values, team_value
+from fourhundred_agents.value.matchwin import MatchWin, matchwin_path, rule_diff, same_game
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import ConfigError
@@ -129,7 +134,7 @@ class SearchAgent(Agent):
             raise ConfigError(f"models={c['models']!r} needs weighting=policy")
         self._models: np.ndarray | None = None
         self.engine = Engine(self.rules)
-        from agents.neural.checkpoint import (  # torch only when made
+        from fourhundred_agents.neural.checkpoint import (  # torch only when made
             CheckpointError,
             load_policy,
             require_card_player,
@@ -150,7 +155,7 @@ class SearchAgent(Agent):
             self.prior = NetRunner(card_net, self.settings.dtype, symmetric=True)
         self.own_bids = None  # a model that bids with a bidding network: its bid policy
         if card_net is not net:
-            from agents.neural.agent import NeuralAgent
+            from fourhundred_agents.neural.agent import NeuralAgent
 
             self.own_bids = NeuralAgent(self.model, self.rules, seed, net=net,
                                         symmetric=symmetric != "none")  # fmt: skip
@@ -161,7 +166,7 @@ class SearchAgent(Agent):
                     f"bid_model={c['bid_model']!r}: the bids are searched; "
                     "expected bids=false with it"
                 )
-            from agents.neural.agent import NeuralAgent
+            from fourhundred_agents.neural.agent import NeuralAgent
 
             self.bidder = NeuralAgent(str(c["bid_model"]), self.rules, seed)
         self.beliefs = Beliefs(self.engine, self.runner, self.key, self.weighted, self.epsilon,

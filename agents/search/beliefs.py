@@ -2,7 +2,7 @@
 their weights.
 
 The unseen cards are dealt `pool` times uniformly among the deals consistent with the view
-(:func:`agents.search.worlds.deal_worlds`). With weighting, each deal weighs the likelihood of
+(:func:`fourhundred_agents.search.worlds.deal_worlds`). With weighting, each deal weighs the likelihood of
 what the other seats were seen to do there (their bids, their plays to this trick): under the
 policy alone, or, with several models (:class:`SeatModels`), under each model a seat may be,
 summed over a uniform prior, each seat then taken for its most likely model in that world.
@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents.draws import view_hash
-from agents.scripted.heuristic_bid import PARAMS_DTYPE, params_record
-from agents.search.policy_playout import NetRunner
-from agents.search.settings import SCRIPTED_MODELS
-from agents.search.worlds import (
+from fourhundred_agents.draws import view_hash
+from fourhundred_agents.scripted.heuristic_bid import PARAMS_DTYPE, params_record
+from fourhundred_agents.search.policy_playout import NetRunner
+from fourhundred_agents.search.settings import SCRIPTED_MODELS
+from fourhundred_agents.search.worlds import (
     MAX_OBSERVED,
     add_log_likelihood,
     deal_worlds,

@@ -4,7 +4,7 @@ Bridge solvers maximise a side's tricks; 400 pays each player against their own 
 a position is worth depends only on which of the four contracts end up made. The solver
 takes, per table, the value to the searching seat's team of each of the 16 made/missed
 patterns (``leaf[pattern]``, bit s of the pattern: seat s makes its contract), computed once
-from the bids, the scores and the match situation (:func:`agents.search.agent` passes the
+from the bids, the scores and the match situation (:func:`fourhundred_agents.search.agent` passes the
 match-win estimate of the resulting scores), and finds the value of every legal card of the
 seat to play when all four seats play perfectly with all hands in view (double dummy): the
 team of the searching seat maximises, the other minimises.

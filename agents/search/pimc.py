@@ -9,7 +9,7 @@ Ties go to the base agent's own action. This is Perfect Information Monte Carlo 
 (Ginsberg's GIB) with play-outs by an imperfect-information policy, so the play-outs do not
 cheat; the deals ignore what the bids say about the hands.
 
-The deals of a decision are drawn from that decision's own key (`agents.draws.view_keys`: the
+The deals of a decision are drawn from that decision's own key (`fourhundred_agents.draws.view_keys`: the
 agent's seed, the game's stream key and the position), so the bot plays the same move in the
 same position whatever the batch, the other tables or a resume.
 
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.draws import key_uniforms, view_keys
-from agents.protocol import Agent
-from agents.search.rollout import rollout_values
-from agents.search.settings import MAX_WORLDS
+from fourhundred_agents.draws import key_uniforms, view_keys
+from fourhundred_agents.protocol import Agent
+from fourhundred_agents.search.rollout import rollout_values
+from fourhundred_agents.search.settings import MAX_WORLDS
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.engine import Engine, Phase, State, mix64, unpack_sets

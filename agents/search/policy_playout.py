@@ -2,7 +2,7 @@
 deciding by the network from its own view.
 
 A search bot scores each candidate action by playing the rest of the hand out with the
-policy in every world it samples (:mod:`agents.search.agent`). Those play-outs are thousands of
+policy in every world it samples (:mod:`fourhundred_agents.search.agent`). Those play-outs are thousands of
 tables advanced in lockstep: one compiled call plays every forced move (a single legal card)
 and writes the observation of each table that has a real choice; the network reads all of
 them in one batch (:class:`NetRunner`); a second compiled call plays the most likely legal
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.scripted.heuristic_bid import NUM_FEATURES, PARAMS_DTYPE
-from agents.scripted.heuristic_play import heuristic_one
+from fourhundred_agents.scripted.heuristic_bid import NUM_FEATURES, PARAMS_DTYPE
+from fourhundred_agents.scripted.heuristic_play import heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ONE, ZERO, kernel, lowest_bit, popcount
 from fourhundred_env.cards import NUM_CARDS

@@ -63,7 +63,7 @@ def rollout_values(
     get = getattr(base, "compiled_policy", None)
     policy = get() if team is None and get is not None else None
     if policy is not None:  # a scripted base agent: the whole play-out in one compiled call
-        from agents.scripted.playout import Playout
+        from fourhundred_agents.scripted.playout import Playout
 
         ended = np.empty(branch.batch_size, np.int64)
         never = np.zeros((4, 5), np.bool_)  # no seat is left to a caller

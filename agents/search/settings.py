@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from agents.scripted.heuristic_bid import HEURISTIC_V1_PARAMS, HeuristicParams
+from fourhundred_agents.scripted.heuristic_bid import HEURISTIC_V1_PARAMS, HeuristicParams
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 

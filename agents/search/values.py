@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.search.endgame import LEAF_PATTERNS
-from agents.value.matchwin import first_team_wins, write_features
+from fourhundred_agents.search.endgame import LEAF_PATTERNS
+from fourhundred_agents.value.matchwin import first_team_wins, write_features
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import helper, kernel
 

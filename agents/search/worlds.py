@@ -10,7 +10,7 @@ proportion to those counts, then which cards of the suit go where. Exact uniform
 lets the policy likelihood below be used as an importance weight as it is.
 
 Every draw is a hash of the agent's key, the position in the view (the game's stream and all
-the seat sees: :func:`agents.draws.view_hash`) and the world's number: world w of a position
+the seat sees: :func:`fourhundred_agents.draws.view_hash`) and the world's number: world w of a position
 is the same whatever the batch, the order of calls or the number of worlds asked for.
 
 **Weighting** (:func:`observed_rows`). The bids and plays of the other seats say something about
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.draws import view_hash
-from agents.scripted.heuristic_bid import NUM_FEATURES
-from agents.scripted.heuristic_play import heuristic_one
+from fourhundred_agents.draws import view_hash
+from fourhundred_agents.scripted.heuristic_bid import NUM_FEATURES
+from fourhundred_agents.scripted.heuristic_play import heuristic_one
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ONE, U64, ZERO, bit, helper, kernel, lowest_bit, popcount
 from fourhundred_env.cards import FULL_DECK, NUM_CARDS

@@ -1,6 +1,6 @@
 """What a hand did to each team's chance of winning the match, by the match-win estimate.
 
-:func:`team_values` reads the estimate (:mod:`agents.value.matchwin`) for every seat's team, and
+:func:`team_values` reads the estimate (:mod:`fourhundred_agents.value.matchwin`) for every seat's team, and
 :func:`hand_value_change` the change a hand made: V(after) - V(before), where V(before) is
 the estimate with this hand's dealer to deal and V(after) the estimate after it (the deal
 passed on, the target of the next hand), or 1 and 0 when the hand ended the match. A hand
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.value.matchwin import MatchWin
+from fourhundred_agents.value.matchwin import MatchWin
 from fourhundred_env.engine import Engine
 
 

@@ -14,8 +14,8 @@ and returns K legal action ids: 0-51 play the card ``13 * suit + rank``, 52-64 b
 
 import numpy as np
 
-from agents import register_agent
-from agents.protocol import Agent
+from fourhundred_agents import register_agent
+from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import BID_OFFSET, NUM_CARDS
 
 

@@ -18,7 +18,7 @@ every bundled bot but ``pimc``, whose worlds come from a generator of its own, d
 order.
 
 When every opponent is a scripted bot, they are played by one compiled play-out per call
-(:class:`agents.scripted.playout.Playout`, reached through the bots' ``compiled_policy()``, so this
+(:class:`fourhundred_agents.scripted.playout.Playout`, reached through the bots' ``compiled_policy()``, so this
 module imports no agent code): the same games as calling their `act` round by round.
 """
 

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from agents import register_agent
-from agents.protocol import Agent
+from fourhundred_agents import register_agent
+from fourhundred_agents.protocol import Agent
 
 
 def _first_time(name: str) -> bool:

@@ -7,7 +7,7 @@ Tables (one row per finished hand, per finished match, per conduct event)::
     hands    game key, hand_index       dealer, bids, tricks, points, scores, forfeits,
                                         decisions and seconds per seat, and the moves: the
                                         dealt hands and every decision in order (a BLOB,
-                                        :mod:`~tournament.db.moves`)
+                                        :mod:`~fourhundred_tournament.db.moves`)
     matches  game key                   team labels, winner, hands, final scores, seconds
     events   game key, hand, seat       forfeits (timeout, error, illegal) and slow moves
     move_times  pairing, agent, bin     decisions per bin of time per decision (a histogram)
@@ -37,17 +37,17 @@ interface) open the file read-only and need no lock. The schema is unchanged by 
 
 The schema's version is in ``meta`` (:data:`SCHEMA_VERSION`). A database of schema 1 has no
 ``moves``: it is read as it is (its games' cards come back by replaying replayable bots,
-:mod:`tournament.replay`), and the writer that resumes it adds the column, NULL in the rows it
+:mod:`fourhundred_tournament.replay`), and the writer that resumes it adds the column, NULL in the rows it
 holds. A database of a newer schema is refused.
 
-One module per job, each name importable from here: :mod:`~tournament.db.schema` (the row
-types, their columns, the time bins, the tables' SQL), :mod:`~tournament.db.lock` (the writer
-lock), :mod:`~tournament.db.checks` (a file checked before use),
-:mod:`~tournament.db.values` (row values checked on read), :mod:`~tournament.db.moves` (the
-``moves`` values) and :mod:`~tournament.db.results` (the writer and the read-only reader).
+One module per job, each name importable from here: :mod:`~fourhundred_tournament.db.schema` (the row
+types, their columns, the time bins, the tables' SQL), :mod:`~fourhundred_tournament.db.lock` (the writer
+lock), :mod:`~fourhundred_tournament.db.checks` (a file checked before use),
+:mod:`~fourhundred_tournament.db.values` (row values checked on read), :mod:`~fourhundred_tournament.db.moves` (the
+``moves`` values) and :mod:`~fourhundred_tournament.db.results` (the writer and the read-only reader).
 """
 
-from tournament.db.checks import (
+from fourhundred_tournament.db.checks import (
     DatabaseDamagedError,
     DatabaseMismatchError,
     check_fingerprint,
@@ -57,10 +57,10 @@ from tournament.db.checks import (
     read_meta,
     recover_interrupted_write,
 )
-from tournament.db.lock import DatabaseBusyError, WriterLock, lock_path
-from tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES, decode_moves, encode_moves
-from tournament.db.results import ReadOnlyResults, ResultsDB
-from tournament.db.schema import (
+from fourhundred_tournament.db.lock import DatabaseBusyError, WriterLock, lock_path
+from fourhundred_tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES, decode_moves, encode_moves
+from fourhundred_tournament.db.results import ReadOnlyResults, ResultsDB
+from fourhundred_tournament.db.schema import (
     EVENT_COLUMNS,
     HAND_COLUMNS,
     MATCH_COLUMNS,
@@ -79,7 +79,7 @@ from tournament.db.schema import (
     time_bin,
     time_bin_edge,
 )
-from tournament.db.values import check_values, row_damage
+from fourhundred_tournament.db.values import check_values, row_damage
 
 __all__ = [
     "DEALT_BYTES",

@@ -174,7 +174,7 @@ def is_blank(path: Path) -> bool:
 def check_schema(path: Path, meta: Mapping[str, str]) -> None:
     """Raise DatabaseMismatchError when the database's schema (meta ``schema``) is newer than
     this version of fourhundred writes and reads."""
-    from tournament.db.schema import SCHEMA_VERSION
+    from fourhundred_tournament.db.schema import SCHEMA_VERSION
 
     stored = meta.get("schema", "1")
     if not stored.isdigit() or int(stored) > SCHEMA_VERSION:

@@ -1,6 +1,6 @@
 """A ladder's own tables beside the results: its bots, its events and its pairings.
 
-A ladder (:mod:`tournament.ladder`) is a results database that grows: each ``ladder add`` is an
+A ladder (:mod:`fourhundred_tournament.ladder`) is a results database that grows: each ``ladder add`` is an
 event that puts bots on it and plays the pairings they are missing. Its rows of ``hands``,
 ``matches`` and ``events`` are a tournament's (keyed by the pairing's labels), and three tables
 say what the ladder is made of::
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tournament.db.checks import DatabaseMismatchError, read_fingerprint
-from tournament.db.results import ResultsDB
+from fourhundred_tournament.db.checks import DatabaseMismatchError, read_fingerprint
+from fourhundred_tournament.db.results import ResultsDB
 
 __all__ = [
     "LADDER_SCHEMA",
@@ -284,7 +284,7 @@ def write_event(
                 [(a, b, event, m) for (a, b), m in sorted(pairings.items())],
             )
     except sqlite3.DatabaseError as e:
-        from tournament.db.checks import damaged_error
+        from fourhundred_tournament.db.checks import damaged_error
 
         raise damaged_error(db.path, e) from None
     return event

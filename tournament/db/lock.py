@@ -31,7 +31,7 @@ def lock_path(path: str | Path) -> Path:
 
 
 class WriterLock:
-    """The exclusive writer lock of one database (see :mod:`tournament.db`).
+    """The exclusive writer lock of one database (see :mod:`fourhundred_tournament.db`).
 
     `acquire` raises DatabaseBusyError naming the holder when another process holds it, and
     returns a note (else None) when it took over the lock file of a run that died without

@@ -41,7 +41,7 @@ def decode_moves(value: bytes) -> tuple[list[int], list[int]]:
     """(dealt card sets by seat, action ids in order) of a stored ``moves`` value; ValueError
     saying what is wrong when it is not one (its length, a deal that is not one, an action id
     out of range). Whether the moves are legal for the hand is for the engine to say
-    (:mod:`tournament.replay`)."""
+    (:mod:`fourhundred_tournament.replay`)."""
     if not isinstance(value, bytes):
         raise ValueError(f"a {type(value).__name__}, expected bytes")
     n = len(value) - DEALT_BYTES

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_env.errors import FourHundredError
-from tournament.db.checks import (
+from fourhundred_tournament.db.checks import (
     DatabaseDamagedError,
     check_fingerprint,
     check_schema,
@@ -18,8 +18,8 @@ from tournament.db.checks import (
     read_meta,
     recover_interrupted_write,
 )
-from tournament.db.lock import WriterLock
-from tournament.db.schema import (
+from fourhundred_tournament.db.lock import WriterLock
+from fourhundred_tournament.db.schema import (
     EVENT_COLUMNS,
     HAND_COLUMNS,
     MATCH_COLUMNS,
@@ -38,7 +38,7 @@ def _has_column(con: sqlite3.Connection, table: str, column: str) -> bool:
 
 
 class ResultsDB:
-    """The writer (and a reader) of one tournament database (see :mod:`tournament.db`).
+    """The writer (and a reader) of one tournament database (see :mod:`fourhundred_tournament.db`).
 
     Takes the writer lock first (DatabaseBusyError if another run holds it), then discards
     the files (`overwrite`) or checks the existing database (damage, fingerprint) before

@@ -64,7 +64,9 @@ class HandRow(NamedTuple):
     seconds1: float
     seconds2: float
     seconds3: float
-    moves: bytes | None  # the dealt hands and the decisions in order (tournament.db.moves);
+    moves: (
+        bytes | None
+    )  # the dealt hands and the decisions in order (fourhundred_tournament.db.moves);
     # None in a row written before databases kept them
 
 
@@ -120,7 +122,7 @@ NUM_TIME_BINS = 9 * TIME_BINS_PER_DECADE  # up to 1,000 s
 
 
 def time_bin(seconds: float) -> int:
-    """The histogram bin of a time per decision (see :mod:`tournament.db`)."""
+    """The histogram bin of a time per decision (see :mod:`fourhundred_tournament.db`)."""
     if seconds <= TIME_BIN_FLOOR:
         return 0
     b = math.floor(TIME_BINS_PER_DECADE * math.log10(seconds / TIME_BIN_FLOOR))

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tournament.db.checks import DatabaseDamagedError
-from tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES
-from tournament.db.results import ResultsDB
-from tournament.db.schema import NUM_TIME_BINS, GameKey
+from fourhundred_tournament.db.checks import DatabaseDamagedError
+from fourhundred_tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES
+from fourhundred_tournament.db.results import ResultsDB
+from fourhundred_tournament.db.schema import NUM_TIME_BINS, GameKey
 
 __all__ = ["BOUNDS", "check_values", "row_damage"]
 
 _SEATS = range(4)
 _BIG = 10**9  # scores, targets, counts: what an int32 of the engine holds, roughly
-_HANDS = 100_000  # tournament.config.MAX_HANDS (the db layer does not import the config)
+_HANDS = (
+    100_000  # fourhundred_tournament.config.MAX_HANDS (the db layer does not import the config)
+)
 _ints = dict[str, tuple[int, int]]
 
 

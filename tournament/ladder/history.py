@@ -2,7 +2,7 @@
 event, each pairing's games, as a JSON-ready dict (:func:`ladder_report`) and as text
 (:func:`format_ladder`).
 
-The ratings after event k are the Bradley-Terry fit (:func:`tournament.ratings.rate_agents`) of
+The ratings after event k are the Bradley-Terry fit (:func:`fourhundred_tournament.ratings.rate_agents`) of
 the games of the pairings planned by events 1 to k, whatever their numbers of matches: a
 pairing of 10 matches weighs 20 games, one of 100 weighs 200, and each interval is the wider of
 the bootstrap over duplicate matches and the posterior's normal approximation, so a pairing of
@@ -18,9 +18,9 @@ from collections import defaultdict
 from typing import Any
 
 from fourhundred_env.rules import Rules
-from tournament.db import ResultsDB
-from tournament.db.ladder import Ladder, read_ladder
-from tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
+from fourhundred_tournament.db import ResultsDB
+from fourhundred_tournament.db.ladder import Ladder, read_ladder
+from fourhundred_tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
 __all__ = ["format_ladder", "game_scores", "ladder_report"]
 

@@ -4,7 +4,7 @@
 not load is one line), then, holding the database's writer lock (a second add on the same file
 is refused naming the first), the file is checked (damage, a newer schema, another ladder's
 settings, a bot already on it). Only then is the event written, in one transaction with its
-bots and the pairings it plans, and the games played by :func:`tournament.parallel.play_pairings`.
+bots and the pairings it plans, and the games played by :func:`fourhundred_tournament.parallel.play_pairings`.
 A run stopped at any point is resumed by the same command: its bots are on the ladder already,
 their event unfinished, and only the games missing are played, the same rows as a straight run.
 
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.remote.sandbox import protect_paths
+from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
-from tournament.config import TournamentConfig, config_from_mapping, files_digest
-from tournament.db import ReadOnlyResults, ResultsDB, check_schema, is_blank, read_meta
-from tournament.db.checks import DatabaseMismatchError
-from tournament.db.ladder import (
+from fourhundred_tournament.config import TournamentConfig, config_from_mapping, files_digest
+from fourhundred_tournament.db import ReadOnlyResults, ResultsDB, check_schema, is_blank, read_meta
+from fourhundred_tournament.db.checks import DatabaseMismatchError
+from fourhundred_tournament.db.ladder import (
     Ladder,
     LadderBot,
     check_ladder_meta,
@@ -36,10 +36,10 @@ from tournament.db.ladder import (
     version_label,
     write_event,
 )
-from tournament.deals import deals_row, key_file, read_deals, with_real_paths
-from tournament.parallel import check_agents, connect_backend, play_pairings
-from tournament.planning import SEEDING_SCHEME, Pairing
-from tournament.runner import Records
+from fourhundred_tournament.deals import deals_row, key_file, read_deals, with_real_paths
+from fourhundred_tournament.parallel import check_agents, connect_backend, play_pairings
+from fourhundred_tournament.planning import SEEDING_SCHEME, Pairing
+from fourhundred_tournament.runner import Records
 
 __all__ = ["DEFAULT_MATCHES", "AddSummary", "LadderError", "add_bots", "remove_bots"]
 

@@ -1,5 +1,5 @@
 """A ladder's figures (PNG, matplotlib: the optional ``plots`` extra), drawn from the
-:func:`tournament.ladder.history.ladder_report` dict, so that they and the text agree:
+:func:`fourhundred_tournament.ladder.history.ladder_report` dict, so that they and the text agree:
 the ratings after each event (:func:`figure_history`) and, for the snapshots of a training run,
 the Elo by training step beside the win rate against a reference bot (:func:`figure_by_step`).
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tournament.figures import new_figure, save_figure
+from fourhundred_tournament.figures import new_figure, save_figure
 
 __all__ = ["figure_by_step", "figure_history", "step_points", "write_history_plot"]
 

@@ -1,6 +1,6 @@
 """The tournament report: leaderboard, pairwise matrix, Bradley-Terry Elo, conduct; text, JSON, CSV.
 
-:func:`build_report` reads a results database (:mod:`tournament.db`) and returns a plain dict
+:func:`build_report` reads a results database (:mod:`fourhundred_tournament.db`) and returns a plain dict
 (the JSON written by :func:`write_report`); :func:`load_report` does so from the database file
 alone (:func:`config_from_db`). Definitions:
 
@@ -14,19 +14,19 @@ alone (:func:`config_from_db`). Definitions:
 - *Elo*: Bradley-Terry fit of all game results (unfinished = draw) on the Elo scale, with
   percentile intervals from bootstrap resamples of duplicate matches within each pairing.
 
-One module per job, each name importable from here: :mod:`~tournament.report.statistics`
-(the numbers, from a database), :mod:`~tournament.report.text` (the text tables) and
-:mod:`~tournament.report.export` (JSON, CSV, TensorBoard).
+One module per job, each name importable from here: :mod:`~fourhundred_tournament.report.statistics`
+(the numbers, from a database), :mod:`~fourhundred_tournament.report.text` (the text tables) and
+:mod:`~fourhundred_tournament.report.export` (JSON, CSV, TensorBoard).
 """
 
-from tournament.report.export import log_tensorboard, write_report
-from tournament.report.statistics import (
+from fourhundred_tournament.report.export import log_tensorboard, write_report
+from fourhundred_tournament.report.statistics import (
     FORFEIT_KINDS,
     build_report,
     config_from_db,
     load_report,
 )
-from tournament.report.text import format_report
+from fourhundred_tournament.report.text import format_report
 
 __all__ = [
     "FORFEIT_KINDS",

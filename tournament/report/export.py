@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from tournament.files import replaced, write_text
-from tournament.report.text import format_report
+from fourhundred_tournament.files import replaced, write_text
+from fourhundred_tournament.report.text import format_report
 
 
 def write_report(report: dict[str, Any], out_dir: str | Path) -> dict[str, Path]:

@@ -1,6 +1,6 @@
 """The report's numbers, read from a results database: win rates with Wilson intervals, the
 pairwise matrix and duplicate matches, Bradley-Terry Elo with bootstrap intervals, hand
-statistics, times per decision and conduct events (definitions in :mod:`tournament.report`),
+statistics, times per decision and conduct events (definitions in :mod:`fourhundred_tournament.report`),
 as one JSON-ready dict."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from tournament.config import TournamentConfig, config_from_mapping
-from tournament.db import (
+from fourhundred_tournament.config import TournamentConfig, config_from_mapping
+from fourhundred_tournament.db import (
     DatabaseMismatchError,
     ReadOnlyResults,
     ResultsDB,
@@ -24,8 +24,8 @@ from tournament.db import (
     read_fingerprint,
     time_bin_edge,
 )
-from tournament.db.ladder import recorded_pairings
-from tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
+from fourhundred_tournament.db.ladder import recorded_pairings
+from fourhundred_tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
 FORFEIT_KINDS = ("timeout", "error", "illegal")
 
@@ -48,7 +48,7 @@ def build_report(
     seed: int | None = None,
     pairings: Mapping[tuple[str, str], int] | None = None,
 ) -> dict[str, Any]:
-    """Everything the tournament measured so far, as a JSON-ready dict (see :mod:`tournament.report`).
+    """Everything the tournament measured so far, as a JSON-ready dict (see :mod:`fourhundred_tournament.report`).
 
     `seed`: of the Elo bootstrap (default: the tournament's seed). `pairings`: the duplicate
     matches planned per pairing (a ladder's differ); default `cfg.matches` for each of
@@ -262,7 +262,7 @@ _HAND_SQL = (
 def _hand_stats(
     db: ResultsDB, limit: int, labels: list[str], pairs: set[tuple[str, str]]
 ) -> dict[str, dict[str, float | int]]:
-    """Per agent, its hand statistics (see :mod:`tournament.report`) over the hands of finished
+    """Per agent, its hand statistics (see :mod:`fourhundred_tournament.report`) over the hands of finished
     games against other agents."""
     rows = [r for r in db.query(_HAND_SQL, (limit,)) if (r[0], r[1]) in pairs and r[0] != r[1]]
     out: dict[str, dict[str, float | int]] = {}

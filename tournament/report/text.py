@@ -1,4 +1,4 @@
-"""The report (a :func:`~tournament.report.statistics.build_report` dict) as text tables:
+"""The report (a :func:`~fourhundred_tournament.report.statistics.build_report` dict) as text tables:
 leaderboard, pairwise matrix, duplicate matches, times, mirror and seat checks, conduct."""
 
 from __future__ import annotations

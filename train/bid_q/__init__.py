@@ -49,12 +49,12 @@ moment and its recorded bids), `values` (every legal bid valued, in worker proce
 `trainer` (`BidQTrainer`, the run).
 """
 
-from train.bid_q.config import BID_HEADS, BidQConfig, is_bid_q, load_bid_q_config
-from train.bid_q.inputs import bid_inputs, observations
-from train.bid_q.positions import NUM_BIDS, QBidder, record_positions
-from train.bid_q.targets import fit, relative_targets
-from train.bid_q.trainer import BidQTrainer
-from train.bid_q.values import play_out_values, world_values
+from fourhundred_train.bid_q.config import BID_HEADS, BidQConfig, is_bid_q, load_bid_q_config
+from fourhundred_train.bid_q.inputs import bid_inputs, observations
+from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, record_positions
+from fourhundred_train.bid_q.targets import fit, relative_targets
+from fourhundred_train.bid_q.trainer import BidQTrainer
+from fourhundred_train.bid_q.values import play_out_values, world_values
 
 __all__ = [
     "BID_HEADS",

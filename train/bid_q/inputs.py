@@ -10,7 +10,7 @@ from fourhundred_env.engine import Engine, State
 from fourhundred_env.observation import encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
-from train.workers import in_processes
+from fourhundred_train.workers import in_processes
 
 
 def bid_inputs(rules: Rules, views: np.ndarray, workers: int = 1, progress: bool = False,
@@ -37,7 +37,7 @@ _FEATURES = None
 
 
 def _start_features(rules: Rules) -> None:
-    from agents.neural.bid_net import BidFeatures
+    from fourhundred_agents.neural.bid_net import BidFeatures
 
     global _FEATURES
     _FEATURES = BidFeatures(rules)
@@ -50,7 +50,7 @@ def _features_in_worker(views: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def observations(engine: Engine, positions: State, blank: tuple) -> np.ndarray:
     """(n, OBS_SIZE) int8 observations of the bidding seats (blanked fields zero)."""
-    from agents.neural.agent import blank_fields
+    from fourhundred_agents.neural.agent import blank_fields
 
     obs = encode_observation(seat_view(engine, positions), dtype=np.int8)
     return blank_fields(obs, blank)

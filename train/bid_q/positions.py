@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.scripted.heuristic_v1 import HeuristicV1Agent
-from agents.scripted.playout import Playout
+from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
+from fourhundred_agents.scripted.playout import Playout
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.view import seat_view
@@ -32,7 +32,7 @@ class QBidder:
             return np.asarray(self.heuristic.act(view), np.int64)
         import torch
 
-        from agents.neural.agent import net_inputs
+        from fourhundred_agents.neural.agent import net_inputs
 
         inputs = net_inputs(self.net, view, self.engine.rules, self.blank)
         with torch.no_grad():

@@ -7,7 +7,7 @@ import numpy as np
 
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.observation import OBS_SCALE
-from train.bid_q.config import BidQConfig
+from fourhundred_train.bid_q.config import BidQConfig
 
 
 def relative_targets(q: np.ndarray, own: np.ndarray, clip: float) -> np.ndarray:

@@ -15,11 +15,11 @@ from fourhundred_env.engine import Engine
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
-from train.bid_q.config import BID_HEADS, BidQConfig
-from train.bid_q.inputs import bid_inputs, observations
-from train.bid_q.positions import NUM_BIDS, QBidder, record_positions
-from train.bid_q.targets import fit, relative_targets
-from train.bid_q.values import play_out_values, world_values
+from fourhundred_train.bid_q.config import BID_HEADS, BidQConfig
+from fourhundred_train.bid_q.inputs import bid_inputs, observations
+from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, record_positions
+from fourhundred_train.bid_q.targets import fit, relative_targets
+from fourhundred_train.bid_q.values import play_out_values, world_values
 
 
 class BidQTrainer:
@@ -29,7 +29,7 @@ class BidQTrainer:
                  progress: bool = True) -> None:  # fmt: skip
         import torch
 
-        from agents.neural.network import NetConfig, PolicyValueNet
+        from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 
         self.config, self.run_dir, self.progress = config, Path(run_dir), progress
         self.rules: Rules = Rules.preset(config.rules)
@@ -38,7 +38,7 @@ class BidQTrainer:
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
         if config.net == "bid_features":
-            from agents.neural.bid_net import BidNet, BidNetConfig
+            from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig
 
             self.net = BidNet(
                 BidNetConfig(
@@ -52,7 +52,7 @@ class BidQTrainer:
                 self.net.value_head.bias.zero_()
         self.model = None
         if config.value == "match_value":
-            from agents.value.matchwin import MatchWin, matchwin_path
+            from fourhundred_agents.value.matchwin import MatchWin, matchwin_path
 
             self.model = MatchWin(matchwin_path(config.matchwin), rules=self.rules)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -156,7 +156,7 @@ class BidQTrainer:
 
     def save_policy(self) -> None:
         """Writes the network to `run_dir`/policy.pt, heuristic-v1 as its card player."""
-        from train.checkpoint import save_policy
+        from fourhundred_train.checkpoint import save_policy
 
         extra = {"play_policy": "heuristic-v1", "bid_q": self.config.to_dict()}
         if self.blank:
@@ -165,6 +165,6 @@ class BidQTrainer:
 
 
 def _match_fields() -> tuple:
-    from agents.neural.agent import MATCH_FIELDS
+    from fourhundred_agents.neural.agent import MATCH_FIELDS
 
     return tuple(MATCH_FIELDS)

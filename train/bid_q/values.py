@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.scripted.heuristic_v1 import HeuristicV1Agent
-from agents.scripted.playout import Playout
+from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
+from fourhundred_agents.scripted.playout import Playout
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
-from train.bid_q.config import BidQConfig
-from train.bid_q.positions import NUM_BIDS, QBidder, learner_decides
-from train.workers import in_processes
+from fourhundred_train.bid_q.config import BidQConfig
+from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, learner_decides
+from fourhundred_train.workers import in_processes
 
 _BID = int(Phase.BID)
 
@@ -24,7 +24,7 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
     the rest of the hand played by the partner's `bidder` and heuristic-v1 (see
     train/bid_q/__init__.py)."""
-    from agents.value.match_value import hand_value_change
+    from fourhundred_agents.value.match_value import hand_value_change
 
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
     playout = Playout(dict.fromkeys(range(4), policy))
@@ -94,7 +94,7 @@ class _WorldValuer:
     """The bid search of world_values, for one process."""
 
     def __init__(self, rules: Rules, config: BidQConfig) -> None:
-        from agents.search.agent import SearchAgent, SearchSettings
+        from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 
         self.match = config.value == "match_value"
         settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",

@@ -45,7 +45,7 @@ goes on from the last finished iteration and its valued chunks, with the weights
 straight run.
 """
 
-from train.exit.config import (
+from fourhundred_train.exit.config import (
     DEFAULT_INIT,
     RESUMABLE,
     ExitConfig,
@@ -53,7 +53,7 @@ from train.exit.config import (
     load_exit_config,
     resume_config,
 )
-from train.exit.labels import (
+from fourhundred_train.exit.labels import (
     KEEP_BID,
     KEEP_PLAY,
     Labeller,
@@ -62,7 +62,7 @@ from train.exit.labels import (
     read_chunk,
     record_positions,
 )
-from train.exit.targets import (
+from fourhundred_train.exit.targets import (
     BID_GROUP,
     TEMPERATURES,
     advantages,
@@ -78,7 +78,7 @@ from train.exit.targets import (
     targets,
     temperature_groups,
 )
-from train.exit.trainer import ExitTrainer, results_table
+from fourhundred_train.exit.trainer import ExitTrainer, results_table
 
 __all__ = [
     "BID_GROUP",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fourhundred_agents.neural.files import PRETRAINED
 from fourhundred_env.configs import (
     asdict_shallow,
     build,
@@ -20,7 +21,7 @@ from fourhundred_env.configs import (
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
-DEFAULT_INIT = str(Path(__file__).parents[2] / "agents" / "pretrained" / "selfplay.pt")
+DEFAULT_INIT = str(PRETRAINED / "selfplay.pt")
 RESUMABLE = ("workers", "backend", "ray_address", "eval_matches", "progress")
 """Keys a resumed run may change: they do not change the labels or the weights."""
 

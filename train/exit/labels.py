@@ -17,7 +17,7 @@ from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
-from train.exit.config import ExitConfig
+from fourhundred_train.exit.config import ExitConfig
 
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
 _OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
@@ -34,7 +34,7 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
     (progress bar labelled `desc`)."""
     from tqdm import tqdm
 
-    from agents.neural.agent import NeuralAgent
+    from fourhundred_agents.neural.agent import NeuralAgent
 
     agent = NeuralAgent("<live>", engine.rules, seed=seed, sample=config.sample, net=net)
     rng = np.random.default_rng(seed)
@@ -84,7 +84,7 @@ class Labeller:
     float32 values of the two halves of the worlds (-inf where illegal)."""
 
     def __init__(self, rules: Rules, model: str, config: ExitConfig, iteration: int) -> None:
-        from agents.search.agent import SearchAgent, SearchSettings
+        from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 
         settings = SearchSettings(model=model, worlds=config.worlds // 2,
                                   bid_worlds=config.bid_worlds // 2,
@@ -132,7 +132,7 @@ def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Ite
             raise ConfigError(
                 "backend 'ray' needs Ray: expected it installed (pip install 'fourhundred[ray]')"
             ) from None
-        from train.ray_rollouts import start_ray
+        from fourhundred_train.ray_rollouts import start_ray
 
         started = start_ray(config.ray_address, config.workers)
         try:
@@ -142,7 +142,7 @@ def in_workers(items: list, config: ExitConfig, start, args: tuple, work) -> Ite
             if started:
                 ray.shutdown()
     else:
-        from train.workers import in_processes
+        from fourhundred_train.workers import in_processes
 
         yield from in_processes(items, count, config.workers, start, args, work)
 

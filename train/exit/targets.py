@@ -18,7 +18,7 @@ from fourhundred_env.symmetry import (
     mean_over_renamings,
     stack_renamed,
 )
-from train.exit.config import ExitConfig
+from fourhundred_train.exit.config import ExitConfig
 
 TEMPERATURES = np.geomspace(1e-4, 1.0, 81)
 """The temperatures tried when one is fitted (match-win chance units)."""
@@ -192,7 +192,7 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
     import torch
     from tqdm import tqdm
 
-    from agents.neural.network import masked_logits
+    from fourhundred_agents.neural.network import masked_logits
 
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)

@@ -17,9 +17,9 @@ from fourhundred_env.configs import save_yaml
 from fourhundred_env.engine import Engine, Phase
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
-from train.exit.config import ExitConfig
-from train.exit.labels import label_positions, record_positions
-from train.exit.targets import (
+from fourhundred_train.exit.config import ExitConfig
+from fourhundred_train.exit.labels import label_positions, record_positions
+from fourhundred_train.exit.targets import (
     BID_GROUP,
     advantages,
     fit,
@@ -64,9 +64,13 @@ class ExitTrainer:
     def _initial(self):
         """The network the run starts from: `init`, joined with `bidder`'s bidding network
         when one is given; refused in one line if it cannot play or bid as configured."""
-        from agents.neural.bid_net import BidNet
-        from agents.neural.bid_play import BidPlayNet
-        from agents.neural.checkpoint import CheckpointError, load_policy, require_card_player
+        from fourhundred_agents.neural.bid_net import BidNet
+        from fourhundred_agents.neural.bid_play import BidPlayNet
+        from fourhundred_agents.neural.checkpoint import (
+            CheckpointError,
+            load_policy,
+            require_card_player,
+        )
 
         c = self.config
         net, _, _ = load_policy(c.init, rules=self.rules)
@@ -89,7 +93,7 @@ class ExitTrainer:
     @property
     def card_net(self):
         """The network the fit trains: the card network of one that bids with another."""
-        from agents.neural.checkpoint import require_card_player
+        from fourhundred_agents.neural.checkpoint import require_card_player
 
         return require_card_player(self.net, self.config.init)
 
@@ -133,7 +137,7 @@ class ExitTrainer:
         import torch
         from torch.utils.tensorboard import SummaryWriter
 
-        from agents.neural.checkpoint import load_policy
+        from fourhundred_agents.neural.checkpoint import load_policy
 
         c = self.config
         start = self.done()
@@ -240,7 +244,7 @@ class ExitTrainer:
         """Iteration k's positions (recorded from `teacher`'s matches, N_k) and their
         values (read from the run folder where saved): the fitted part with its targets,
         the held-out part with its values, and the iteration's numbers so far."""
-        from agents.neural.checkpoint import require_card_player
+        from fourhundred_agents.neural.checkpoint import require_card_player
 
         c = self.config
         seed = c.seed * 7919 + k
@@ -319,13 +323,13 @@ class ExitTrainer:
         self._write(self.run_dir / f"iter_{k}.pt", extra)
 
     def _write(self, path: Path, extra: dict[str, Any]) -> None:
-        from train.checkpoint import save_policy
+        from fourhundred_train.checkpoint import save_policy
 
         save_policy(path, self.net, self.rules, extra)
 
     def _evaluate(self, k: int) -> dict[str, float]:
         """Duplicate matches of N_{k+1} against the fixed opponent and against N_k."""
-        from train.evaluate import evaluate_pair
+        from fourhundred_train.evaluate import evaluate_pair
 
         c = self.config
         if not c.eval_matches:

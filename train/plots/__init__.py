@@ -1,6 +1,6 @@
 """Learning curves of training runs, from their TensorBoard event files, as PNG files.
 
-    from train.plots import load_runs, write_training_plots
+    from fourhundred_train.plots import load_runs, write_training_plots
     paths = write_training_plots(["runs/selfplay__1__...", "runs/selfplay__2__..."], "plots/")
 
 Event files are read with TensorBoard's own reader (`EventAccumulator`), which also drops
@@ -21,10 +21,10 @@ share: colours, smoothing, the x axis, the legend), `ppo` and `exit` (each mode'
 a set of runs gets, written as PNGs). Runs of the SB3 and CleanRL examples plot too.
 """
 
-from train.plots.curves import COLORS, DECISIONS, auto_smoothing, ema
-from train.plots.episodes import figure_episodes
-from train.plots.exit import EXIT, figure_exit
-from train.plots.ppo import (
+from fourhundred_train.plots.curves import COLORS, DECISIONS, auto_smoothing, ema
+from fourhundred_train.plots.episodes import figure_episodes
+from fourhundred_train.plots.exit import EXIT, figure_exit
+from fourhundred_train.plots.ppo import (
     LOSS_PANELS,
     WIN_HIGH,
     WIN_LOW,
@@ -34,7 +34,7 @@ from train.plots.ppo import (
     figure_points_per_hand,
     figure_win_rate,
 )
-from train.plots.runs import (
+from fourhundred_train.plots.runs import (
     SB3_TAGS,
     NoRunsError,
     Run,
@@ -43,7 +43,7 @@ from train.plots.runs import (
     load_runs,
     read_scalars,
 )
-from train.plots.write import TRAINING_FIGURES, write_training_plots
+from fourhundred_train.plots.write import TRAINING_FIGURES, write_training_plots
 
 __all__ = [
     "COLORS",

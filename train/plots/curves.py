@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from train.plots.runs import Run
+from fourhundred_train.plots.runs import Run
 
 DECISIONS = "charts/decisions"
 

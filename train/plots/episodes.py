@@ -1,14 +1,14 @@
 """The figure of the episodes played in training: the share won (``charts/win_rate``) and the
 mean return (``charts/episodic_return``), as the CleanRL example logs them and as an SB3
-run's ``rollout/success_rate`` and ``rollout/ep_rew_mean`` are read (:data:`~train.plots.runs.SB3_TAGS`)."""
+run's ``rollout/success_rate`` and ``rollout/ep_rew_mean`` are read (:data:`~fourhundred_train.plots.runs.SB3_TAGS`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from tournament.figures import new_figure
-from train.plots.curves import (
+from fourhundred_tournament.figures import new_figure
+from fourhundred_train.plots.curves import (
     Axis,
     legend,
     panel,
@@ -16,7 +16,7 @@ from train.plots.curves import (
     smoothing_note,
     smoothing_weight,
 )
-from train.plots.runs import Run
+from fourhundred_train.plots.runs import Run
 
 TRAIN_WIN_RATE = "charts/win_rate"
 EPISODIC_RETURN = "charts/episodic_return"

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from tournament.figures import new_figure
-from train.plots.curves import COLORS, legend, not_logged, percent_axis
-from train.plots.runs import Run
+from fourhundred_tournament.figures import new_figure
+from fourhundred_train.plots.curves import COLORS, legend, not_logged, percent_axis
+from fourhundred_train.plots.runs import Run
 
 EXIT = "exit/"
 """Prefix of the scalars of expert-iteration runs (train/exit/), logged once per iteration."""

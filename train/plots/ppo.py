@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tournament.figures import new_figure
-from train.plots.curves import (
+from fourhundred_tournament.figures import new_figure
+from fourhundred_train.plots.curves import (
     COLORS,
     Axis,
     curve,
@@ -20,7 +20,7 @@ from train.plots.curves import (
     smoothing_note,
     smoothing_weight,
 )
-from train.plots.runs import Run
+from fourhundred_train.plots.runs import Run
 
 WIN_RATE = "eval/win_rate"
 WIN_LOW = "eval/win_rate_low"

@@ -6,11 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tournament.figures import save_figure
-from train.plots.episodes import figure_episodes
-from train.plots.exit import figure_exit
-from train.plots.ppo import figure_bidding, figure_losses, figure_points_per_hand, figure_win_rate
-from train.plots.runs import Run, load_runs
+from fourhundred_tournament.figures import save_figure
+from fourhundred_train.plots.episodes import figure_episodes
+from fourhundred_train.plots.exit import figure_exit
+from fourhundred_train.plots.ppo import (
+    figure_bidding,
+    figure_losses,
+    figure_points_per_hand,
+    figure_win_rate,
+)
+from fourhundred_train.plots.runs import Run, load_runs
 
 #: File name -> figure function, in the order they are written.
 TRAINING_FIGURES = {
