@@ -33,7 +33,13 @@ from fourhundred_env.cards import (
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
 from fourhundred_env.game_record import record_target, write_record
-from fourhundred_env.registry import NoSettings, make_agent, parse_spec, register_agent
+from fourhundred_env.registry import (
+    NoSettings,
+    display_name,
+    make_agent,
+    parse_spec,
+    register_agent,
+)
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
@@ -289,7 +295,7 @@ def play_match(
                 "only one person can play: choose bot agents for the other seats"
             )
         agents[s] = make_agent(spec, rules, seed=seed * 4 + s)
-        names[s] = spec
+        names[s] = display_name(spec)
     human = HumanAgent(rules, seed, input_fn, output)
     for a in (*agents.values(), human):
         a.reset(1)

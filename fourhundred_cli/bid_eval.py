@@ -63,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
         args.bidder, args.baseline, play, args.tables, args.rounds, args.seed, args.rules
     )
     print(f"{int(r['hands']):,} hands, the same for both bidders (play: {play})")
-    print(f"  {args.bidder:<40} {r['bidder_points_per_hand']:+.3f} points per hand")
-    print(f"  {args.baseline:<40} {r['baseline_points_per_hand']:+.3f} points per hand")
+    from fourhundred_env.registry import display_name
+
+    print(f"  {display_name(args.bidder):<40} {r['bidder_points_per_hand']:+.3f} points per hand")
+    print(
+        f"  {display_name(args.baseline):<40} {r['baseline_points_per_hand']:+.3f} points per hand"
+    )
     print(
         f"  difference {r['difference']:+.3f} [{r['difference_low']:+.3f}, "
         f"{r['difference_high']:+.3f}] (95%); hands whose points differ: "

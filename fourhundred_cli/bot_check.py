@@ -48,13 +48,14 @@ def run(args: argparse.Namespace) -> int:
         raise FourHundredError(f"--hands {args.hands}: expected 1 or more")
     rules = Rules(move_time_limit_s=args.time_limit, move_hard_limit_s=args.hard_limit)
     label = f"cmd:{args.command}"
+    # a bad opponent spec is refused before the bot's processes start
+    others = [make_agent(args.opponent, rules, seed=10 + seat) for seat in range(4)]
     log = _Transcript(args.transcript)
     bots = [ExternalAgent(args.command, rules, seed=seat, transcript=log.writer(seat))
             for seat in range(4)]  # fmt: skip
     bots[0].check()  # starts and answers hello, or one line saying why not
     print(f"bot-check {label}")
     print(f"  hello: answered by {bots[0].bot_name or '(no name)'!r}, protocol version 1")
-    others = [make_agent(args.opponent, rules, seed=10 + seat) for seat in range(4)]
     records = Records()
 
     def sink(rec: Records) -> None:

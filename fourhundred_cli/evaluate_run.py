@@ -162,6 +162,7 @@ def _to_ladder(
     plays every bot on the ladder); log and draw the Elo by training step."""
     from torch.utils.tensorboard import SummaryWriter
 
+    from fourhundred_env.registry import display_name, split_name
     from fourhundred_tournament.config import files_digest
     from fourhundred_tournament.db import ReadOnlyResults
     from fourhundred_tournament.db.ladder import read_ladder
@@ -171,6 +172,7 @@ def _to_ladder(
     from fourhundred_tournament.ladder.plots import figure_by_step, step_points
 
     kind = "neural-bid" if config.mode == "bidding" else "neural"
+    label, shown = split_name(opponent)[0], display_name(opponent)  # its name= is shown only
     play = {"workers": args.workers, "progress": True}
     path = Path(args.ladder)
     print(f"{len(snapshots)} snapshots of {run} onto the ladder {path} ({opponent} first), "
@@ -180,25 +182,25 @@ def _to_ladder(
                             "step": _step(config, int(snap.stem.split("_")[1]))})
         for snap in snapshots
     )]:  # fmt: skip
-        if _on_ladder(path, spec, files_digest(spec), read_ladder, ReadOnlyResults):
+        if _on_ladder(path, split_name(spec)[0], files_digest(spec), read_ladder, ReadOnlyResults):
             continue
         add_bots(path, [spec], matches, seed=None if path.exists() else config.seed,
                  rules=None if path.exists() else config.rules, info={spec: info}, play=play,
-                 anchor=opponent if not path.exists() else None)  # fmt: skip
+                 anchor=label if not path.exists() else None)  # fmt: skip
     with ReadOnlyResults(path) as db:
         report = ladder_report(db)
-    ref = next((b for b in report["bots"] if b["label"] == opponent), None)
-    points = [p for p in step_points(report, opponent) if str(run) in p["label"]]
+    ref = next((b for b in report["bots"] if b["label"] == label), None)
+    points = [p for p in step_points(report, label) if str(run) in p["label"]]
     writer = SummaryWriter(str(run))
     for p in points:
         for key in ("elo", "low", "high"):
             writer.add_scalar(f"ladder/elo{'' if key == 'elo' else '_' + key}", p[key], p["step"])
         writer.add_scalar("ladder/win_rate", p["win_rate"], p["step"])
         print(f"  step {p['step']:>10}: Elo {p['elo']:.0f} [{p['low']:.0f}, {p['high']:.0f}]  "
-              f"win rate against {opponent} {100 * p['win_rate']:5.1f}% "
+              f"win rate against {shown} {100 * p['win_rate']:5.1f}% "
               f"[{100 * p['win_low']:.1f}, {100 * p['win_high']:.1f}]")  # fmt: skip
     writer.close()
-    png = save_figure(figure_by_step(points, opponent, ref["elo"] if ref else None),
+    png = save_figure(figure_by_step(points, shown, ref["elo"] if ref else None),
                       run / "plots" / "ladder_elo.png")  # fmt: skip
     print(f"TensorBoard: {run} (ladder/*); plot: {png}; the whole ladder: "
           f"fourhundred ladder report --db {path}")  # fmt: skip

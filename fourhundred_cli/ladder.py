@@ -130,8 +130,10 @@ def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) ->
     with ReadOnlyResults(db_path) as db:
         rep = ladder_report(db, bootstrap=bootstrap, anchor=anchor)
     labels = [b["label"] for b in rep["bots"]]
-    if anchor is not None and anchor not in labels:
-        raise FourHundredError(f"--anchor {anchor!r}: expected one of the bots {labels}")
+    if anchor is not None and rep["anchor"] not in labels:
+        raise FourHundredError(
+            f"--anchor {anchor!r}: expected one of the bots {labels} (a label or its name)"
+        )
     print(format_ladder(rep))
     db = Path(db_path)
     folder = Path(out) if out else db.parent

@@ -32,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--agents", nargs="+", metavar="SPEC",
-        help=f"agent specs, e.g. heuristic random:any neural:PATH (default {' '.join(DEFAULT_AGENTS)})",
+        help="agent specs, e.g. heuristic random:any neural:PATH,name=mine (name=: what the "
+        f"report shows) (default {' '.join(DEFAULT_AGENTS)})",
     )  # fmt: skip
     p.add_argument("--matches", type=int,
                    help="duplicate matches per pairing, each played twice with the partnerships "
@@ -93,7 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--elo-anchor",
         metavar="SPEC",
-        help="agent whose Elo is pinned at 1500 (default: none, the mean is 1500)",
+        help="agent (its spec or name) whose Elo is pinned at 1500 (default: none, the mean "
+        "is 1500)",
     )
     p.add_argument("--agent-module", action="append", dest="agent_modules", metavar="MODULE",
                    help="import MODULE first (it registers more agents); repeatable "
@@ -262,7 +264,7 @@ def _report_config(
 def _key(cfg: Any, key: str) -> Any:
     """A fingerprint key of a config (agents sorted, rules by name when a preset)."""
     if key == "agents":
-        return sorted(cfg.agents)
+        return sorted(cfg.labels)  # a name is no part of a bot: a report may rename
     if key == "rules":
         return cfg.effective_rules.name
     return getattr(cfg, key)

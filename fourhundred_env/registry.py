@@ -13,11 +13,20 @@ with one *positional* field that a bare first item fills (``random:3`` is ``max_
 ``neural:PATH`` is ``path=PATH``; a settings text with no ``=`` at all is that field whole,
 commas included). One parser turns every spec into its bot's settings: an unknown setting,
 a value of the wrong type or out of range is one clear line naming the spec.
+
+Any spec may end with a display name, ``name=NAME`` as its last item: ``heuristic-v1:name=h1``,
+``random:3,name=r3``, ``sb3:runs/x/model.zip,name=mine``, ``cmd:python bot.py,name=mybot``,
+``compose:bid=minbid,play=pimc:worlds=16,name=mix`` (the whole composition's name). The name is
+cut off before anything else reads the spec (:func:`split_name`), so it changes no setting,
+seed or game: it is only what reports, tables and plots show for that agent
+(:func:`display_name`). A name is 1 to :data:`MAX_NAME_LENGTH` letters, digits and
+``- _ . + @`` (:func:`check_name`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +38,16 @@ from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
 
 ENTRY_POINT_GROUP = "fourhundred.agents"
+NAME_KEY = "name"
+"""The setting that gives an agent its display name (the last item of any spec)."""
+MAX_NAME_LENGTH = 40
+"""The longest display name, in characters."""
+NAME_CHARACTERS = "letters, digits and - _ . + @"
+_NAME = re.compile(r"[A-Za-z0-9_.+@-]+")
+_NAME_RULE = (
+    f"expected a display name of 1 to {MAX_NAME_LENGTH} {NAME_CHARACTERS} as the spec's last "
+    "item (SPEC,name=NAME or BOT:name=NAME)"
+)
 
 
 class AgentLike(Protocol):
@@ -78,6 +97,11 @@ def register_agent(
         raise FourHundredError(f"agent name {name!r}: expected a name without ':' or ','")
     if settings is not None and not dataclasses.is_dataclass(settings):
         raise FourHundredError(f"agent {name!r}: settings={settings!r} is not a dataclass")
+    if settings is not None and NAME_KEY in {f.name for f in dataclasses.fields(settings)}:
+        raise FourHundredError(
+            f"agent {name!r}: settings {settings.__name__} have a field {NAME_KEY!r}: expected "
+            f"another name for it ({NAME_KEY}= is every spec's display name)"
+        )
     _REGISTRY[name] = AgentEntry(name, factory, description, settings, positional)
 
 
@@ -113,11 +137,57 @@ def entry(name: str) -> AgentEntry:
     return _REGISTRY[name]
 
 
-def parse_spec(spec: str) -> tuple[str, str | None]:
-    """``"name:settings"`` -> (name, settings text or None)."""
+def check_name(name: str, source: str) -> str:
+    """`name` if it is a display name (see :data:`NAME_CHARACTERS`, :data:`MAX_NAME_LENGTH`),
+    else ConfigError naming `source` (the spec it came from), what was wrong and what is
+    expected."""
+    if not name:
+        raise ConfigError(f"{source}: {NAME_KEY}= is empty: {_NAME_RULE}")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ConfigError(
+            f"{source}: {NAME_KEY} {name!r} is {len(name)} characters long: {_NAME_RULE}"
+        )
+    if not _NAME.fullmatch(name):
+        bad = next(c for c in name if not _NAME.fullmatch(c))
+        raise ConfigError(f"{source}: {NAME_KEY} {name!r} holds {bad!r}: {_NAME_RULE}")
+    return name
+
+
+def split_name(spec: str) -> tuple[str, str | None]:
+    """(`spec` without its display name, the name or None): ``"random:3,name=r3"`` ->
+    ``("random:3", "r3")``, ``"heuristic-v1:name=h1"`` -> ``("heuristic-v1", "h1")``; a spec
+    without a name comes back as it is. The name is the last comma-separated item of the
+    settings (so a ``compose:`` part or a ``cmd:`` command line keeps a ``name=`` of its own
+    elsewhere; a bot with settings refuses one there, :func:`spec_settings`); a name that
+    :func:`check_name` refuses is a ConfigError naming the spec."""
     if not isinstance(spec, str) or not spec.strip():
         raise FourHundredError(f"agent spec {spec!r}: expected a name such as 'heuristic'")
-    name, sep, rest = spec.strip().partition(":")
+    bot, sep, rest = spec.strip().partition(":")
+    items = rest.split(",") if sep else []
+    if not items or items[-1].partition("=")[0].strip() != NAME_KEY:
+        return spec, None
+    name = check_name(items[-1].partition("=")[2].strip(" "), f"agent spec {spec!r}")
+    return (f"{bot}:{','.join(items[:-1])}" if len(items) > 1 else bot), name
+
+
+def with_name(spec: str, name: str | None) -> str:
+    """`spec` (without a name) given the display name `name` (None: `spec` as it is); the
+    inverse of :func:`split_name`."""
+    if name is None:
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}{NAME_KEY}={name}"
+
+
+def display_name(spec: str) -> str:
+    """What reports show for the agent of `spec`: its ``name=``, else the spec without it."""
+    label, name = split_name(spec)
+    return label if name is None else name
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """``"name:settings"`` -> (name, settings text or None), the display name cut off
+    (:func:`split_name`): what the bot is made from."""
+    name, sep, rest = split_name(spec)[0].strip().partition(":")
     return name, (rest if sep else None)
 
 
@@ -127,6 +197,9 @@ def spec_settings(spec: str) -> Any:
     e = entry(name)
     if e.settings is None:
         return text
+    for item in (text or "").split(","):  # split_name took a last one: this one is not last
+        if item.partition("=")[0].strip() == NAME_KEY:
+            raise ConfigError(f"agent {spec!r}: {item.strip()!r} is not last: {_NAME_RULE}")
     if e.settings is NoSettings:
         if text is not None:
             raise ConfigError(f"agent {spec!r}: {name!r} takes no settings: expected {name!r}")

@@ -19,7 +19,7 @@ from importlib import resources
 
 from fourhundred_agents.registry import available_agents, make_agent, parse_spec
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.registry import entry
+from fourhundred_env.registry import entry, split_name, with_name
 from fourhundred_env.rules import Rules
 
 __all__ = ["DEFAULT_BOTS", "PRESET_BOTS", "STRENGTH", "AgentChoice", "agent_choices",
@@ -135,7 +135,8 @@ def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
     """The bots a browser may choose, by public name (:attr:`AgentChoice.label`), strongest
     first (STRENGTH): every registered agent that can be made from its bare name (not
     ``human``), the presets of PRESET_BOTS, the bundled checkpoints, then `extra` specs
-    (checked by making one; two that would share a name are told apart by a number)."""
+    (checked by making one; two that would share a name are told apart by a number). An
+    extra spec's ``name=`` is its public name, refused when another bot has it."""
     found: list[AgentChoice] = []
     for name, description in available_agents().items():
         if name != "human" and _playable_by_name(name):
@@ -149,6 +150,15 @@ def agent_choices(extra: Iterable[str] = ()) -> dict[str, AgentChoice]:
         if parse_spec(spec)[0] == "human":
             raise FourHundredError(f"--agent {spec!r}: the person is you; expected a bot")
         make_agent(spec, Rules(), seed=0)  # an unknown name or a bad checkpoint fails here
+        spec, name = split_name(spec)
+        if name is not None:
+            if name in out:
+                raise FourHundredError(
+                    f"--agent {with_name(spec, name)!r}: the name {name!r} is taken by "
+                    f"{public_text(out[name].spec)!r}: expected a name no other bot has"
+                )
+            out[name] = AgentChoice(spec, "given to fourhundred serve --agent", name)
+            continue
         if any(c.spec == spec for c in out.values()):
             continue
         label = public_text(spec)

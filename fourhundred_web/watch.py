@@ -149,6 +149,7 @@ class Watch:
             "file": self.path.name,
             "ladder": is_ladder,
             "agents": list(info.agents),
+            "names": {a: info.display(a) for a in info.agents},  # what the page shows
             "rules": info.rules.name,
             "target": info.rules.target,
             "seed": info.agents_seed,  # the public seed, never the deals' secret

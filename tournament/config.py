@@ -25,7 +25,7 @@ import numpy as np
 from fourhundred_agents.remote.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.registry import entry, parse_spec, spec_settings
+from fourhundred_env.registry import entry, parse_spec, spec_settings, split_name
 from fourhundred_env.rules import Rules
 
 __all__ = [
@@ -61,7 +61,7 @@ _AT_MOST = {
     "table_batch": MAX_TABLE_BATCH, "max_hands": MAX_HANDS, "workers": MAX_WORKERS,
 }  # fmt: skip
 _FINITE = ("flush_seconds", "bt_prior")
-_BUNDLED = "agents"  # the package of the bundled bots: trusted to run in the tournament's process
+_BUNDLED = "fourhundred_agents"  # the bundled bots' package: trusted in the tournament's process
 _IN_PROCESS = ("human", "cmd")  # a person plays here; a cmd bot is its own process already
 
 
@@ -74,7 +74,10 @@ class TournamentConfig:
     """One tournament. YAML files in ``configs/`` load into it (:func:`load_config`)."""
 
     agents: tuple[str, ...]
-    """Agent specs (``heuristic``, ``random:any``, ``neural:PATH``...); each is also its label."""
+    """Agent specs (``heuristic``, ``random:any``, ``neural:PATH``...); each, without its
+    display name, is its label in the database. A spec ending in ``name=NAME``
+    (``neural:PATH,name=mine``) is shown as NAME in the report, tables and plots; the name
+    changes no game."""
     matches: int = 100
     """Duplicate matches per pairing; each is played twice, partnerships swapped (2x games).
     At most 1,000,000."""
@@ -92,7 +95,8 @@ class TournamentConfig:
     max_hands: int = 200
     """Hands after which an unfinished match is stopped and recorded as a draw."""
     mirror: bool | tuple[str, ...] = False
-    """Also play agents against a copy of themselves (a check: 50%): true for all, or a list."""
+    """Also play agents against a copy of themselves (a check: 50%): true for all, or a list
+    (of specs, or their names)."""
     workers: int = 2
     """Processes playing jobs in parallel; 1 plays in this process (the local backend)."""
     backend: Literal["local", "ray"] = "local"
@@ -128,7 +132,8 @@ class TournamentConfig:
     bt_prior: float = 1.0
     """Virtual draws added per pairing in the Bradley-Terry fit (keeps ratings finite)."""
     elo_anchor: str | None = None
-    """Agent whose Elo is pinned at 1500; None: the mean rating is 1500."""
+    """Agent whose Elo is pinned at 1500 (its spec or its name); None: the mean rating is
+    1500."""
     progress: bool = True
     """Show a progress bar with ETA on stderr."""
     agent_modules: tuple[str, ...] = ()
@@ -137,8 +142,8 @@ class TournamentConfig:
     the path of a ``.py`` file."""
     isolation: Literal["auto", "all", "none"] = "auto"
     """Which Python bots play in their own processes, killed and restarted when they pass the
-    hard limit: "auto" the custom ones (registered outside the bundled `agents` package),
-    "all" every one, "none" none (a bot that swallows the timeout can then hang the run).
+    hard limit: "auto" the custom ones (registered outside the bundled `fourhundred_agents`
+    package), "all" every one, "none" none (a bot that swallows the timeout can then hang the run).
     A person plays in this process; ``cmd:`` bots are always processes of their own."""
     flush_seconds: float = 0.5
     """How often a job sends finished rows to the database while it runs."""
@@ -150,6 +155,10 @@ class TournamentConfig:
             self, "agent_modules", tuple(resolve_module(m) for m in self.agent_modules)
         )
         self._check_agents()
+        if isinstance(self.mirror, tuple):
+            object.__setattr__(self, "mirror", tuple(self._label(m, "mirror") for m in self.mirror))
+        if self.elo_anchor is not None:
+            object.__setattr__(self, "elo_anchor", self._label(self.elo_anchor, "elo_anchor"))
         for name in _POSITIVE:
             if getattr(self, name) < 1:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected at least 1")
@@ -161,10 +170,6 @@ class TournamentConfig:
             if getattr(self, name) < 0:
                 raise TournamentConfigError(f"{name}={getattr(self, name)!r}: expected 0 or more")
         self._check_bounds()
-        if self.elo_anchor is not None and self.elo_anchor not in self.agents:
-            raise TournamentConfigError(
-                f"elo_anchor={self.elo_anchor!r}: expected one of the agents {list(self.agents)}"
-            )
         if self.ray_address is not None and self.backend != "ray":
             raise TournamentConfigError(
                 f"ray_address={self.ray_address!r}: expected backend 'ray' with an address "
@@ -199,26 +204,58 @@ class TournamentConfig:
                 )
 
     def _check_agents(self) -> None:
-        """The agents are distinct non-empty specs, two or more unless mirrored, and the
-        mirrored ones are among them."""
+        """The agents are distinct non-empty specs (the same bot under two names is one
+        bot), two or more unless mirrored, and no display name is another agent's."""
         agents = list(self.agents)
         if not all(agents):
             raise TournamentConfigError(f"agents={agents!r}: expected a list of agent specs")
-        if len(set(agents)) != len(agents):
+        labels = self.labels  # a bad name: one line naming the spec
+        twice = sorted({a for a in labels if labels.count(a) > 1})
+        if twice:
             raise TournamentConfigError(
-                f"agents={agents}: an agent is listed twice; expected distinct specs "
-                "(use mirror: true to play an agent against itself)"
+                f"agents={agents}: {twice[0]!r} is listed twice (a name does not make another "
+                "bot); expected distinct specs (use mirror: true to play an agent against itself)"
             )
-        if isinstance(self.mirror, tuple):
-            unknown = [m for m in self.mirror if m not in agents]
-            if unknown:
-                raise TournamentConfigError(
-                    f"mirror={list(self.mirror)}: {unknown} not among the agents {agents}"
-                )
+        shown: dict[str, str] = {}
+        for label in labels:
+            for text in dict.fromkeys((label, self.display(label))):
+                if text in shown:
+                    raise TournamentConfigError(
+                        f"agents={agents}: {text!r} would stand for two agents, "
+                        f"{shown[text]!r} and {label!r}: expected a distinct name for each "
+                        "(and none that is another agent's spec)"
+                    )
+                shown[text] = label
         if len(agents) < 2 and not self.mirror:
             raise TournamentConfigError(
                 f"agents={agents}: expected at least 2 agents (or mirror: true)"
             )
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The agents' labels in the database: their specs without ``name=``, in order."""
+        return tuple(split_name(spec)[0] for spec in self.agents)
+
+    @property
+    def names(self) -> dict[str, str]:
+        """The display names given (``name=``), by label."""
+        pairs = (split_name(spec) for spec in self.agents)
+        return {label: name for label, name in pairs if name is not None}
+
+    def display(self, label: str) -> str:
+        """What the report shows for the agent labelled `label`: its name, else the label."""
+        return self.names.get(label, label)
+
+    def _label(self, text: str, key: str) -> str:
+        """The label of the agent `text` stands for (its label, its spec as given, or its
+        name); TournamentConfigError naming `key` when none."""
+        for spec, label in zip(self.agents, self.labels, strict=True):
+            if text in (spec, label, self.display(label)):
+                return label
+        raise TournamentConfigError(
+            f"{key}={text!r}: not among the agents {list(self.agents)}: expected one of them "
+            "(its spec or its name)"
+        )
 
     @property
     def effective_rules(self) -> Rules:
@@ -241,16 +278,16 @@ class TournamentConfig:
     @property
     def interactive(self) -> bool:
         """A person plays (agent `human`): games one at a time, in this process."""
-        return any(parse_spec(spec)[0] == "human" for spec in self.agents)
+        return any(parse_spec(spec)[0] == "human" for spec in self.labels)
 
     def isolated_agents(self, specs: tuple[str, ...] | None = None) -> tuple[str, ...]:
-        """The agents (of `specs`, default `agents`) played in processes of their own under
+        """The agents (of `specs`, default the `labels`) played in processes of their own under
         `isolation` (cmd bots, which are such processes by nature, and a person, who plays
         here, are not listed)."""
         if self.isolation == "none":
             return ()
         out = []
-        for spec in self.agents if specs is None else specs:
+        for spec in self.labels if specs is None else specs:
             name = parse_spec(spec)[0]
             if name in _IN_PROCESS:
                 continue
@@ -269,21 +306,22 @@ class TournamentConfig:
 
     def pairings(self) -> list[tuple[str, str]]:
         """(a, b) label pairs, sorted within and across; (a, a) mirrors when `mirror`."""
-        labels = sorted(self.agents)
+        labels = sorted(self.labels)
         pairs = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :]]
         mirrored = labels if self.mirror is True else sorted(self.mirror or ())
         pairs += [(a, a) for a in mirrored]
         return sorted(pairs)
 
     def fingerprint(self) -> dict[str, Any]:
-        """What a results database must agree on to be resumed: agents, rules, seed, max_hands."""
+        """What a results database must agree on to be resumed: agents (their labels: a
+        name is no part of a bot), rules, seed, max_hands."""
         files = {}
-        for spec in self.agents:
+        for spec in self.labels:
             digest = files_digest(spec)
             if digest is not None:
                 files[spec] = digest
         return {
-            "agents": sorted(self.agents),
+            "agents": sorted(self.labels),
             "agent_files": files,
             "rules": self.effective_rules.to_dict(),
             "seed": self.seed,

@@ -101,6 +101,10 @@ def run_tournament(
             _check_deals(cfg, db)
             # what a replay needs beyond the fingerprint to seed the agents as the jobs did
             db.record_meta("seeding", seeding_meta(cfg))
+            # what reports show: this run's names (a name is no part of the fingerprint, so
+            # a resume may rename its agents, or drop their names)
+            if cfg.names or "names" in db.meta():
+                db.set_meta("names", cfg.names)
             summary = play_pairings(cfg, db, None, on_records, cluster)
     finally:
         if cluster is not None:
@@ -201,7 +205,7 @@ def check_agents(cfg: TournamentConfig, specs: tuple[str, ...] | None = None) ->
     written, rather than in a worker; a bot process must start and answer."""
     rules = cfg.effective_rules
     import_agent_modules(cfg.agent_modules)
-    specs = cfg.agents if specs is None else specs
+    specs = cfg.labels if specs is None else specs
     isolated = cfg.isolated_agents(specs)
     for spec in specs:
         if spec in isolated:  # its code runs in its own process, even to be checked

@@ -18,7 +18,7 @@ extra).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +49,15 @@ def _hands(db: ResultsDB, cfg: TournamentConfig, columns: str, where: str = "") 
 
 
 def bids_and_tricks(db: ResultsDB, cfg: TournamentConfig) -> dict[str, np.ndarray]:
-    """Per agent, (N, 2) int64 of (bid, tricks taken) over its contracts in played hands."""
+    """Per agent (by the name the report shows), (N, 2) int64 of (bid, tricks taken) over its
+    contracts in played hands."""
     cols = "h.team0, h.team1, " + ", ".join(f"h.bid{s}, h.tricks{s}" for s in range(4))
     rows = _hands(db, cfg, cols, "AND h.thrown_in = 0")
-    out: dict[str, list[tuple[int, int]]] = {a: [] for a in sorted(cfg.agents)}
+    out: dict[str, list[tuple[int, int]]] = {a: [] for a in sorted(cfg.labels)}
     for team0, team1, *nums in rows:
         for seat in range(4):
             out[team0 if seat % 2 == 0 else team1].append((nums[2 * seat], nums[2 * seat + 1]))
-    return {a: np.array(v, np.int64).reshape(-1, 2) for a, v in out.items()}
+    return {cfg.display(a): np.array(v, np.int64).reshape(-1, 2) for a, v in out.items()}
 
 
 # -- drawing helpers ---------------------------------------------------------------------------
@@ -333,7 +334,7 @@ def figure_score_trajectories(
     fig = new_figure(6.2 * cols, 1.4 + 3.6 * rows)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     for ax, key in zip(axes, games, strict=False):
-        _draw_trajectory(ax, db, key, target)
+        _draw_trajectory(ax, db, key, target, cfg.display)
     for ax in axes[len(games) :]:
         ax.set_visible(False)
     handles = [
@@ -349,9 +350,12 @@ def figure_score_trajectories(
     return fig
 
 
-def _draw_trajectory(ax: Any, db: ResultsDB, key: tuple, target: int) -> None:
+def _draw_trajectory(
+    ax: Any, db: ResultsDB, key: tuple, target: int, show: Callable[[str], str] = str
+) -> None:
     """The scores of one game (game key `key`) hand by hand on `ax`, with the rules' target
-    and the raised target the game ended at, if it rose."""
+    and the raised target the game ended at, if it rose; `show`: an agent's label -> what
+    is shown."""
     from matplotlib.ticker import MaxNLocator
 
     hands = db.query(
@@ -366,6 +370,7 @@ def _draw_trajectory(ax: Any, db: ResultsDB, key: tuple, target: int) -> None:
         key,
     )
     team0, team1, winner_team, finished, num_hands, final_target = match
+    team0, team1 = show(team0), show(team1)
     x = np.array([0] + [h[0] + 1 for h in hands])
     scores = np.array([[0, 0, 0, 0]] + [h[3:] for h in hands], np.float64)
     for seat in range(4):

@@ -56,6 +56,7 @@ from fourhundred_tournament.db import (
     ResultsDB,
     check_values,
     decode_moves,
+    read_names,
     row_damage,
 )
 from fourhundred_tournament.deals import give_bot_key, read_deals
@@ -105,6 +106,11 @@ class TournamentInfo:
     bot_key: bytes | None = (
         None  # what cmd: bots were told hangs on it (fourhundred_tournament.deals)
     )
+    names: dict[str, str] = field(default_factory=dict)  # label -> display name (name=)
+
+    def display(self, label: str) -> str:
+        """What is shown for the agent `label`: its display name, else the label."""
+        return self.names.get(label, label)
 
     @property
     def agents_seed(self) -> int:
@@ -166,6 +172,7 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
             specs=dict(fp.get("specs", {})),
             public_seed=seed,
             bot_key=None if secret is None else secret.bot_key,
+            names=read_names(db.path, meta),
         )
     except (KeyError, TypeError, ValueError, FourHundredError) as e:
         raise ReplayError(

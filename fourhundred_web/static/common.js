@@ -63,9 +63,15 @@ function position(seat, viewer) {
   return (seat - viewer + 4) % 4;
 }
 
-/** An agent spec with any file path cut to its file name: neural:runs/x/policy.pt -> neural:policy.pt. */
+/** The display names (name=) of the watched database's agents, by label. */
+const AGENT_NAMES = new Map();
+
+/** What is shown for an agent: its display name (name=), else its spec with any file path cut
+ * to its file name: neural:runs/x/policy.pt -> neural:policy.pt. */
 function shortName(spec) {
-  return spec === null ? "" : spec.replace(/[^:,=]*\/([^/,]+)/g, "$1");
+  if (spec === null) return "";
+  if (AGENT_NAMES.has(spec)) return AGENT_NAMES.get(spec);
+  return spec.replace(/[^:,=]*\/([^/,]+)/g, "$1");
 }
 
 function signed(n) {

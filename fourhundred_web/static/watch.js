@@ -135,6 +135,7 @@ const Watch = {
       return;
     }
     this.summary = await api("/api/watch");
+    for (const [label, name] of Object.entries(this.summary.names || {})) AGENT_NAMES.set(label, name);
     this.renderSummary();
     if (this.summary.ladder) {
       this.ladder = await api("/api/watch/ladder");

@@ -55,6 +55,7 @@ from fourhundred_tournament.db.checks import (
     is_blank,
     read_fingerprint,
     read_meta,
+    read_names,
     recover_interrupted_write,
 )
 from fourhundred_tournament.db.lock import DatabaseBusyError, WriterLock, lock_path
@@ -112,6 +113,7 @@ __all__ = [
     "lock_path",
     "read_fingerprint",
     "read_meta",
+    "read_names",
     "recover_interrupted_write",
     "row_damage",
     "rows_from_columns",

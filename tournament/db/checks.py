@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.registry import check_name
 
 
 class DatabaseMismatchError(FourHundredError):
@@ -136,6 +137,25 @@ def read_fingerprint(path: Path, meta: Mapping[str, str]) -> dict[str, Any]:
             "`fourhundred ladder`"
         ) from None
     return fp
+
+
+def read_names(path: Path, meta: Mapping[str, str]) -> dict[str, str]:
+    """The agents' display names in a database's `meta` (``names``: label -> name, what the
+    last run that wrote it named them; empty when none were given), checked like a name in
+    a spec. DatabaseDamagedError in one line when they are not a JSON object of such names."""
+    try:
+        names = json.loads(meta.get("names", "{}"))
+        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+            raise TypeError("expected an object of names")
+        for label, name in names.items():
+            check_name(name, f"the name of {label!r}")
+    except (TypeError, ValueError) as e:  # ConfigError is a ValueError
+        raise DatabaseDamagedError(
+            f"database {str(path)!r} has unreadable agent names ({str(e).splitlines()[0][:200]}); "
+            "it was left as it is: expected those `fourhundred tournament` or `fourhundred "
+            "ladder` write"
+        ) from None
+    return names
 
 
 def is_blank(path: Path) -> bool:

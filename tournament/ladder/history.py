@@ -8,7 +8,8 @@ pairing of 10 matches weighs 20 games, one of 100 weighs 200, and each interval 
 the bootstrap over duplicate matches and the posterior's normal approximation, so a pairing of
 few matches, a sweep above all, leaves the interval wide. Retired bots keep their games and
 their rating (marked retired); the scale's zero is the ladder's anchor (1500) when it has one
-and that bot is on the list by then, else the mean of the bots rated.
+and that bot is on the list by then, else the mean of the bots rated. Bots are keyed by
+label; each is shown by its display name (``name``: its ``name=``, else the label).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 from fourhundred_env.rules import Rules
-from fourhundred_tournament.db import ResultsDB
+from fourhundred_tournament.db import ResultsDB, read_names
 from fourhundred_tournament.db.ladder import Ladder, read_ladder
 from fourhundred_tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
@@ -49,8 +50,12 @@ def ladder_report(
     """Everything the ladder `db` holds (see the module docstring). `anchor`: the bot pinned
     at 1500 (default: the ladder's own, else the mean is 1500)."""
     ladder = read_ladder(db)
+    given = read_names(db.path, db.meta())
+    names = {b.label: given.get(b.label, b.label) for b in ladder.bots}
     scores = game_scores(db)
     anchor = anchor if anchor is not None else ladder.settings.get("anchor")
+    by_name = {name: label for label, name in names.items()}
+    anchor = anchor if anchor in names else by_name.get(anchor, anchor)  # a name: its bot
     seed = int(ladder.settings["seed"])
     events = []
     for e in ladder.events:
@@ -74,7 +79,8 @@ def ladder_report(
         "seed": seed,
         "max_hands": int(ladder.settings["max_hands"]),
         "anchor": anchor,
-        "bots": _bots(ladder, scores, events[-1]["ratings"] if events else {}),
+        "names": names,
+        "bots": _bots(ladder, scores, events[-1]["ratings"] if events else {}, names),
         "events": events,
         "pairings": _pairings(ladder, scores),
         "method": RATING_METHOD.format(prior=prior, per_nat=ELO_PER_NAT, bootstrap=bootstrap),
@@ -86,7 +92,10 @@ def _added_by(ladder: Ladder, label: str) -> int:
 
 
 def _bots(
-    ladder: Ladder, scores: dict[tuple[str, str], list[tuple[int, float]]], now: dict[str, Any]
+    ladder: Ladder,
+    scores: dict[tuple[str, str], list[tuple[int, float]]],
+    now: dict[str, Any],
+    names: dict[str, str],
 ) -> list[dict[str, Any]]:
     """The rating list after the last event: bots on the ladder first, best first."""
     active = ladder.active()
@@ -106,7 +115,8 @@ def _bots(
         r = now.get(bot.label, {"elo": float("nan"), "low": float("nan"), "high": float("nan")})
         replaced = [e.event for e in ladder.events if bot.label in e.retired]
         rows.append({
-            "label": bot.label, "spec": bot.spec, "version": bot.version, "files": bot.files,
+            "label": bot.label, "name": names[bot.label], "spec": bot.spec,
+            "version": bot.version, "files": bot.files,
             "added": bot.added, "active": bot.label in active,
             "retired": ladder.retired_at(bot.label), "replaced": bool(replaced), "info": bot.info,
             **r, "games": int(n), "score": score, "win_rate": score / n if n else float("nan"),
@@ -151,6 +161,11 @@ def _status(b: dict[str, Any], report: dict[str, Any]) -> str:
     return f"retired at #{b['retired']} ({why})"
 
 
+def _shown(report: dict[str, Any], label: str) -> str:
+    """What the report shows for the bot `label`: its display name, else the label."""
+    return report.get("names", {}).get(label, label)
+
+
 def format_ladder(report: dict[str, Any]) -> str:
     """The report as text: the rating list, the ratings after each event (the last few), the
     events, each pairing's games, and how the ratings are made."""
@@ -158,7 +173,8 @@ def format_ladder(report: dict[str, Any]) -> str:
     on = sum(b["active"] for b in bots)
     games = sum(p["games"] for p in report["pairings"])
     planned = sum(p["games_expected"] for p in report["pairings"])
-    zero = f"{report['anchor']} pinned at 1500" if report["anchor"] else "the mean is 1500"
+    anchor = report["anchor"]
+    zero = f"{_shown(report, anchor)} pinned at 1500" if anchor else "the mean is 1500"
     kind = "Ladder" if report["is_ladder"] else "Tournament (read as a ladder of one event)"
     lines = [
         f"{kind} {report['file']}: {on} bots on it ({len(bots)} versions in all), "
@@ -166,14 +182,15 @@ def format_ladder(report: dict[str, Any]) -> str:
         f"seed {report['seed']}, max_hands {report['max_hands']}; Elo: {zero}",
         "",
     ]
-    width = max([3, *(len(b["label"]) for b in bots)])
+    width = max([3, *(len(_shown(report, b["label"])) for b in bots)])
     head = f"{'#':>3}  {'bot':<{width}}  {'Elo':>5}  {'95% interval':>13}  {'games':>5}  {'score':>6}  status"
     lines += [head, "-" * len(head)]
     for b in bots:
         ci = f"[{_elo(b['low'])}, {_elo(b['high'])}]"
         score = "-" if b["games"] == 0 else f"{100 * b['win_rate']:.1f}%"
+        name = _shown(report, b["label"])
         lines.append(
-            f"{b['rank']:>3}  {b['label']:<{width}}  {_elo(b['elo']):>5}  {ci:>13}  "
+            f"{b['rank']:>3}  {name:<{width}}  {_elo(b['elo']):>5}  {ci:>13}  "
             f"{b['games']:>5}  {score:>6}  {_status(b, report)}"
         )
     lines += _format_history(report, width)
@@ -184,16 +201,22 @@ def format_ladder(report: dict[str, Any]) -> str:
             f": {e['pairings']} pairings of {e['matches']} duplicate matches"
             + ("" if e["finished"] else ", NOT FINISHED (rerun the same add to resume)")
         )  # fmt: skip
-        retired = f"; retired {', '.join(e['retired'])}" if e["retired"] else ""
+        retired = (
+            f"; retired {', '.join(_shown(report, a) for a in e['retired'])}"
+            if e["retired"]
+            else ""
+        )
         when = f"{e['started']} " if e["started"] else ""
-        lines.append(f"  #{e['event']} {when}{what} {', '.join(e['labels'])}{tail}{retired}")
+        added = ", ".join(_shown(report, a) for a in e["labels"])
+        lines.append(f"  #{e['event']} {when}{what} {added}{tail}{retired}")
     lines += ["", "Pairings (games held / planned; score of the first, Wilson 95%):"]
     for p in report["pairings"]:
         rate = "-" if not p["games"] else (
             f"{100 * p['rate']:.1f}% [{100 * p['low']:.1f}, {100 * p['high']:.1f}]"
         )  # fmt: skip
         lines.append(
-            f"  {p['pair_a']} v {p['pair_b']}: {p['games']}/{p['games_expected']} games, "
+            f"  {_shown(report, p['pair_a'])} v {_shown(report, p['pair_b'])}: "
+            f"{p['games']}/{p['games_expected']} games, "
             f"{rate} (#{p['event']})"
         )
     lines += ["", *textwrap.wrap(f"Elo: {report['method']}.", 100)]
@@ -213,5 +236,5 @@ def _format_history(report: dict[str, Any], width: int) -> list[str]:
         for e in events:
             r = e["ratings"].get(b["label"])
             cells.append(f"{_elo(r['elo']) if r else '':>7}")
-        lines.append(f"     {b['label']:<{width}}" + "".join(cells))
+        lines.append(f"     {_shown(report, b['label']):<{width}}" + "".join(cells))
     return lines

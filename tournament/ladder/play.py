@@ -11,20 +11,33 @@ their event unfinished, and only the games missing are played, the same rows as 
 A bot is its spec and the SHA-256 of the files it names (a checkpoint, a ``cmd:`` bot's
 program): a spec whose files changed since it was added is a new version, labelled
 ``SPEC@v2``, and the old version is retired (its files are gone: it cannot play again).
+
+A spec's display name (``name=NAME``, see :func:`fourhundred_env.registry.split_name`) is no
+part of the bot: it is recorded in the meta ``names`` (label -> name) for the reports to show,
+``NAME@v2`` for a later version; a bot added again under another name is renamed, one given
+without a name keeps its own. Two bots may not be shown alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.registry import MAX_NAME_LENGTH, split_name
 from fourhundred_env.rules import Rules
 from fourhundred_tournament.config import TournamentConfig, config_from_mapping, files_digest
-from fourhundred_tournament.db import ReadOnlyResults, ResultsDB, check_schema, is_blank, read_meta
+from fourhundred_tournament.db import (
+    ReadOnlyResults,
+    ResultsDB,
+    check_schema,
+    is_blank,
+    read_meta,
+    read_names,
+)
 from fourhundred_tournament.db.checks import DatabaseMismatchError
 from fourhundred_tournament.db.ladder import (
     Ladder,
@@ -130,9 +143,16 @@ def add_bots(
     specs = [str(s).strip() for s in specs]
     if not specs or not all(specs):
         raise LadderError(f"ladder add {specs!r}: expected one or more agent specs")
+    given = dict(split_name(s) for s in specs)  # spec without its name -> name (or None)
+    specs = [split_name(s)[0] for s in specs]
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
-        raise LadderError(f"ladder add: {twice} given twice: expected each bot once")
+        raise LadderError(
+            f"ladder add: {twice} given twice: expected each bot once (a name does not make "
+            "another bot)"
+        )
+    _check_shown((s, given[s] or s) for s in specs)  # before the file is made or opened
+    info = {split_name(k)[0]: v for k, v in (info or {}).items()}
     if matches is not None and matches < 1:
         raise LadderError(f"--matches {matches}: expected at least 1")
     asked = _settings_asked(seed, rules, max_hands)
@@ -149,10 +169,11 @@ def add_bots(
                    create_meta=deals) as db:  # fmt: skip
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
         _same_settings(ladder, asked)
-        plan = _plan(ladder, specs, digests, matches, info or {})
+        plan = _plan(ladder, specs, digests, matches, info)
+        names = _names(ladder, plan, given, read_names(path, db.meta()))
         settings = dict(ladder.settings)
         if anchor is not None:
-            settings["anchor"] = _resolve(plan.ladder_after, anchor)
+            settings["anchor"] = _resolve(plan.ladder_after, anchor, names)
         ladder = Ladder(ladder.path, settings, ladder.bots, ladder.events, ladder.pairings,
                         ladder.is_ladder)  # fmt: skip
         event = None
@@ -164,6 +185,8 @@ def add_bots(
         ladder = read_ladder(db)
         db.set_meta("fingerprint", _fingerprint(ladder, ladder.settings))
         db.set_meta("seeding", _seeding(db, play))
+        if names or "names" in db.meta():
+            db.set_meta("names", names)
         summary = AddSummary(event, plan.added, plan.resumed, plan.retired, 0,
                              lock_note=db.lock_note)  # fmt: skip
         _play_missing(db, ladder, play, summary, on_records)
@@ -262,11 +285,48 @@ def _plan(
     return _Plan(new_bots, added, resumed, retired, pairings, count, note, after)
 
 
-def _resolve(labels: Sequence[str], name: str) -> str:
-    """The label `name` stands for among `labels` (a label, or the spec of one)."""
+def _names(
+    ladder: Ladder,
+    plan: _Plan,
+    given: Mapping[str, str | None],
+    names: Mapping[str, str],
+) -> dict[str, str]:
+    """The display names by label after this add: `names` (the ladder's), with the name
+    `given` to each spec put on its version's label (``NAME@vN`` for a version N > 1). A
+    LadderError when two bots would be shown alike (nothing is written)."""
+    out = dict(names)
+    bots = [*ladder.bots, *plan.new_bots]
+    for spec, name in given.items():
+        if name is None:
+            continue
+        bot = max((b for b in bots if b.spec == spec), key=lambda b: b.version)
+        tail = "" if bot.version == 1 else f"@v{bot.version}"
+        out[bot.label] = name[: MAX_NAME_LENGTH - len(tail)] + tail
+    _check_shown((b.label, out.get(b.label, b.label)) for b in bots)
+    return out
+
+
+def _check_shown(bots: Iterable[tuple[str, str]]) -> None:
+    """LadderError unless the bots, (label, what is shown), are each shown by a text (their
+    label or name) that stands for no other."""
+    seen: dict[str, str] = {}
+    for label, shown in bots:
+        for text in dict.fromkeys((label, shown)):
+            if seen.setdefault(text, label) != label:
+                raise LadderError(
+                    f"ladder add: {text!r} would stand for two bots, {seen[text]!r} and "
+                    f"{label!r}: expected a distinct name for each (and none that is another "
+                    "bot's spec)"
+                )
+
+
+def _resolve(labels: Sequence[str], name: str, names: Mapping[str, str] | None = None) -> str:
+    """The label `name` stands for among `labels` (a label, the spec of one, or its display
+    name in `names`)."""
+    name = split_name(name)[0]  # a spec with a name= is the spec
     if name in labels:
         return name
-    matches = [a for a in labels if a.split("@v")[0] == name]
+    matches = [a for a in labels if a.split("@v")[0] == name or (names or {}).get(a) == name]
     if len(matches) == 1:
         return matches[0]
     raise LadderError(f"{name!r}: expected one of the bots on the ladder {sorted(labels)}")
@@ -365,7 +425,7 @@ def remove_bots(db_path: str | Path, names: Sequence[str]) -> int:
                     f"{name!r} was retired already (event {ladder.retired_at(name)}): "
                     f"expected one of the bots on the ladder {active}"
                 )
-            labels.append(_resolve(active, name))
+            labels.append(_resolve(active, name, read_names(path, db.meta())))
         if not ladder.is_ladder:
             ladder = Ladder(path, ladder.settings, ladder.bots, ladder.events, ladder.pairings,
                             False)  # fmt: skip

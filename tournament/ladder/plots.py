@@ -39,7 +39,8 @@ def figure_history(report: dict[str, Any]) -> Any:
         high = np.array([p[1]["high"] for p in pts])
         color = _COLORS[k % len(_COLORS)]
         style = "-" if bot["active"] else ":"
-        ax.plot(x, elo, style, marker="o", color=color, label=label, linewidth=1.8, markersize=4)
+        ax.plot(x, elo, style, marker="o", color=color, label=bot.get("name", label),
+                linewidth=1.8, markersize=4)  # fmt: skip
         ax.fill_between(x, low, high, color=color, alpha=0.12, linewidth=0)
         ax.errorbar(
             x[-1:],

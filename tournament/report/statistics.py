@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from fourhundred_env.registry import with_name
 from fourhundred_tournament.config import TournamentConfig, config_from_mapping
 from fourhundred_tournament.db import (
     DatabaseMismatchError,
@@ -22,6 +23,7 @@ from fourhundred_tournament.db import (
     ResultsDB,
     check_values,
     read_fingerprint,
+    read_names,
     time_bin_edge,
 )
 from fourhundred_tournament.db.ladder import recorded_pairings
@@ -55,7 +57,7 @@ def build_report(
     `cfg.pairings()`.
     """
     check_values(db)  # a row out of range is refused in one line, not reported
-    labels = sorted(cfg.agents)
+    labels = sorted(cfg.labels)
     if pairings is None:
         pairings = {p: cfg.matches for p in cfg.pairings()}
     pairs = set(pairings)
@@ -69,7 +71,7 @@ def build_report(
     conduct = _conduct(db, limit, pairs)
     pairwise, mirror, matrix = _pairwise(labels, games, pairings)
     elo = _ratings(cfg, labels, games.pair_games, seed)
-    return {
+    report = {
         "config": _config_summary(cfg, pairings),
         "games": len(matches),
         "games_expected": 2 * sum(pairings.values()),
@@ -87,6 +89,34 @@ def build_report(
             prior=cfg.bt_prior, per_nat=ELO_PER_NAT, bootstrap=cfg.bootstrap
         ),
     }
+    return _named(report, {label: cfg.display(label) for label in labels})
+
+
+def _named(report: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """`report`, worked out by label (the database's), with every agent shown by its display
+    name (`names`, by label: its ``name=``, else the label). A leaderboard row keeps its label
+    as ``spec``; the config summary's ``names`` is `names`."""
+
+    def show(label: str) -> str:
+        return names.get(label, label)
+
+    for row in report["leaderboard"]:
+        row["spec"] = row["agent"]
+        row["agent"] = show(row["agent"])
+    for entry in report["pairwise"]:
+        entry["agent"], entry["opponent"] = show(entry["agent"]), show(entry["opponent"])
+    for entry in report["mirror"]:
+        entry["agent"] = show(entry["agent"])
+    report["matrix"] = {
+        show(a): {show(b): v for b, v in row.items()} for a, row in report["matrix"].items()
+    }
+    conduct = report["conduct"]
+    for key in ("forfeits_by_agent", "slow_by_agent", "events_by_agent"):
+        conduct[key] = {show(a): v for a, v in conduct[key].items()}
+    for e in conduct["examples"]:
+        e["agent"], e["pairing"] = show(e["agent"]), [show(a) for a in e["pairing"]]
+    report["config"]["names"] = dict(names)
+    return report
 
 
 def _config_summary(
@@ -372,7 +402,8 @@ def _conduct(db: ResultsDB, limit: int, pairs: set[tuple[str, str]]) -> dict[str
 # -- a database alone ---------------------------------------------------------------------------
 def config_from_db(db: ResultsDB) -> TournamentConfig:
     """The tournament config as far as the database records it: its agents, rules, seed and
-    max_hands (the fingerprint; a ladder's bots, all its versions), `matches` up to the
+    max_hands (the fingerprint; a ladder's bots, all its versions), the agents' display
+    names (``names`` in the meta: the last run's ``name=``), `matches` up to the
     highest match id played, `mirror` if any mirror game was played, a ladder's Elo anchor;
     everything else at its default."""
     meta = db.meta()
@@ -382,12 +413,13 @@ def config_from_db(db: ResultsDB) -> TournamentConfig:
             "`fourhundred tournament`"
         )
     fp = read_fingerprint(db.path, meta)
+    names = read_names(db.path, meta)
     (top,) = db.query("SELECT MAX(match_id) FROM matches")[0]
     (mirror,) = db.query("SELECT COUNT(*) FROM matches WHERE pair_a = pair_b")[0]
     anchor = json.loads(meta["ladder"]).get("anchor") if "ladder" in meta else None
     return config_from_mapping(
         {
-            "agents": list(fp["agents"]),
+            "agents": [with_name(a, names.get(a)) for a in fp["agents"]],
             "rules": dict(fp["rules"]),
             "seed": int(fp["seed"]),
             "max_hands": int(fp["max_hands"]),

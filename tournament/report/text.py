@@ -24,6 +24,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"Tournament: {len(c['agents'])} agents, {per_pairing} duplicate matches per pairing "
         f"({report['games']} of {report['games_expected']} games played), rules {c['rules_name']}, "
         f"seed {c['seed']}",
+        *_format_names(report),
         "",
         *_format_leaderboard(report),
         *_format_pairwise(report),
@@ -32,6 +33,13 @@ def format_report(report: dict[str, Any]) -> str:
         f"Elo: {report['elo_method']}.",
     ]
     return "\n".join(lines)
+
+
+def _format_names(report: dict[str, Any]) -> list[str]:
+    """A line per agent shown by a name (``name=``) saying which spec it stands for."""
+    named = sorted((n, label) for label, n in report["config"].get("names", {}).items()
+                   if n != label)  # fmt: skip
+    return [f"  {n} = {label}" for n, label in named]
 
 
 _LEGEND = (
