@@ -99,8 +99,8 @@ def _run_bid_q(args: argparse.Namespace) -> int:
     config, run_dir = _config_and_folder(
         args, load_bid_q_config, lambda d, o: load_bid_q_config(d / "config.yaml", o)
     )
+    trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))  # refuses a bad device
     print(f"run folder: {run_dir}")
-    trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))
     history = trainer.train()
     print(f"done: {len(history)} iteration(s) this run; policy {run_dir / 'policy.pt'}")
     return 0
@@ -113,8 +113,8 @@ def _run_exit(args: argparse.Namespace) -> int:
     if args.no_eval:  # eval_matches may change on a resume: it changes no weight
         args.overrides = [*args.overrides, "eval_matches=0"]
     config, run_dir = _config_and_folder(args, load_exit_config, resume_config)
+    trainer = ExitTrainer(config, run_dir, resume=bool(args.resume))  # refuses a bad device
     print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
-    trainer = ExitTrainer(config, run_dir, resume=bool(args.resume))
     history = trainer.train()
     print(f"done: {len(history)} iteration(s); policy {run_dir / 'policy.pt'}")
     if history:

@@ -27,6 +27,26 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["FOURHUNDRED_DEAL_KEY"] = path
 
 
+@pytest.fixture(autouse=True)
+def _cpu_only(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite trains on the CPU, where a seed gives a run bit for bit, even on a machine
+    with a GPU: there the trainers' default device, ``auto``, would be CUDA. Every test finds
+    the CPU alone (agents/neural/device.py's devices_present), but those that ask for the
+    fixture ``real_devices`` (tests/test_device.py)."""
+    if "real_devices" not in request.fixturenames:
+        from fourhundred_agents.neural import device
+
+        monkeypatch.setattr(device, "devices_present", lambda: ["cpu"])
+
+
+@pytest.fixture
+def real_devices() -> list[str]:
+    """The devices this machine has, untouched by ``_cpu_only``: cpu, then cuda:0..."""
+    from fourhundred_agents.neural.device import devices_present
+
+    return devices_present()
+
+
 @pytest.fixture(scope="session")
 def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small finished tournament (3 replayable bots, 2 duplicate matches per pairing, one

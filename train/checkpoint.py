@@ -1,8 +1,10 @@
 """Writing checkpoints: a policy checkpoint (what agents load, :mod:`fourhundred_agents.neural.checkpoint`) and
-the trainer's own, written atomically so that a crash never leaves half a file."""
+the trainer's own, written atomically so that a crash never leaves half a file, and always
+with CPU tensors (:func:`on_cpu`), whatever device trained them: a checkpoint loads anywhere."""
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from pathlib import Path
@@ -26,14 +28,39 @@ __all__ = [
     "CheckpointError",
     "atomic_save",
     "load_policy",
+    "on_cpu",
     "policy_record",
     "read_checkpoint",
     "save_policy",
 ]
 
 
+def on_cpu(obj: Any) -> Any:
+    """`obj` with every tensor in it (through dicts, lists and tuples) on the CPU: `obj`
+    itself when they all are already (a CPU run's checkpoint is written as it always was),
+    else a copy of the containers that hold moved tensors (a state_dict stays an OrderedDict
+    with its ``_metadata``)."""
+    if isinstance(obj, torch.Tensor):
+        return obj if obj.device.type == "cpu" else obj.cpu()
+    if isinstance(obj, dict):
+        moved = {k: on_cpu(v) for k, v in obj.items()}
+        if all(moved[k] is v for k, v in obj.items()):
+            return obj
+        out = copy.copy(obj)  # the same class, attributes and key order
+        out.update(moved)
+        return out
+    if isinstance(obj, (list, tuple)):
+        moved_items = [on_cpu(v) for v in obj]
+        if all(a is b for a, b in zip(moved_items, obj, strict=True)):
+            return obj
+        return type(obj)(*moved_items) if hasattr(obj, "_fields") else type(obj)(moved_items)
+    return obj
+
+
 def atomic_save(obj: Any, path: str | Path) -> None:
-    """torch.save to a temporary file in the same folder, then rename: never a half file."""
+    """torch.save of `obj` with its tensors on the CPU (:func:`on_cpu`) to a temporary file
+    in the same folder, then rename: never a half file."""
+    obj = on_cpu(obj)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

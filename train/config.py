@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from fourhundred_agents.neural.device import check_device
 from fourhundred_env.configs import (
     build,
     check_fields,
@@ -173,6 +174,12 @@ class TrainConfig:
     """Updates between checkpoints (the last one is always written)."""
     torch_threads: int = 2
     """torch.set_num_threads (of the learner; each Ray rollout actor uses one thread)."""
+    device: str = "auto"
+    """Where the learner's network (and oracle critic) learns: "auto" (a CUDA GPU if torch
+    finds one, else the CPU), "cpu", "cuda" or "cuda:N". The rollouts are played on the CPU
+    with a copy of the weights taken before each; checkpoints hold CPU tensors, and a resume
+    may change the device. On the CPU a seed gives the same run bit for bit; on a GPU not
+    quite (docs/training.md, "Training on a GPU")."""
     backend: Literal["local", "ray"] = "local"
     """Where rollouts are played: "local" in this process (the default; bit for bit as
     before), "ray" by `rollout_actors` Ray actors (the ``ray`` extra), each with a copy of
@@ -191,6 +198,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_fields(self)  # types and choices, from the annotations
         Rules.preset(self.rules)  # raises on an unknown preset
+        check_device(self.device)  # its form; whether this machine has it, when a run starts
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected a number from 0 to 1")

@@ -95,6 +95,10 @@ class Objective:
     """An optional part of training; every hook does nothing unless overridden (see the
     module docstring for when the trainer calls each)."""
 
+    device: torch.device = torch.device("cpu")
+    """Where the learner learns (the config's `device`, set by :func:`make_objectives`): the
+    per-sample tensors `prepare` keeps go there, as the minibatches do."""
+
     def start(self, r: Rollout, update: int) -> None:
         """A rollout of update number `update` begins: allocate this objective's fields."""
 
@@ -166,7 +170,11 @@ class Kickstart(Objective):
     def prepare(self, r: Rollout, index: np.ndarray, decisions: int) -> None:
         """Sets the update's weight and, above 0, keeps the samples' teacher actions."""
         self._weight = self.weight(decisions)
-        self._labels = torch.from_numpy(r.teacher.reshape(-1)[index]) if self._weight > 0 else None
+        self._labels = (
+            torch.from_numpy(r.teacher.reshape(-1)[index]).to(self.device)
+            if self._weight > 0
+            else None
+        )
 
     def loss(self, mb: Minibatch) -> Term | None:
         """Weight x the policy's cross-entropy to the teacher's actions (None at weight 0)."""
@@ -208,7 +216,7 @@ class OracleValue(Objective):
 
     def prepare(self, r: Rollout, index: np.ndarray, decisions: int) -> None:
         """Keeps the samples' hidden hands as (N, HIDDEN_HANDS) float32 bits."""
-        self._hands = unpack_hands(r.hidden.reshape(-1, 3)[index])
+        self._hands = unpack_hands(r.hidden.reshape(-1, 3)[index]).to(self.device)
 
     def value_loss(self, mb: Minibatch) -> Term | None:
         """Half the critic's mean squared error to the returns."""
@@ -385,7 +393,7 @@ class RolloutValues(Objective):
         row = r.rollout_row.reshape(-1)[index]
         table = np.full((index.size, 66), np.nan, np.float32)
         table[row >= 0] = centred[row[row >= 0]] * self.reward_scale
-        self._advantages = torch.from_numpy(table)
+        self._advantages = torch.from_numpy(table).to(self.device)
 
     def loss(self, mb: Minibatch) -> Term | None:
         """``-rollout_coef`` x the policy's expected advantage at the played-out samples
@@ -436,10 +444,14 @@ def make_objectives(
     net: PolicyValueNet,
     critic: OracleCritic | None,
     teacher: Agent | None,
+    device: torch.device | None = None,
 ) -> list[Objective]:
     """The objectives `config` enables. Their order is the order of their hooks: the order
     in which they record (and call the shared teacher) and in which their terms join the
-    loss, which fixes the rounding of the sums and gradients, hence a run bit for bit."""
+    loss, which fixes the rounding of the sums and gradients, hence a run bit for bit.
+    `net` is the network the rollouts play (the play-outs of `rollout_team_from` play it),
+    on the CPU; `critic` the oracle critic that learns, and `device` (None: the CPU) where
+    it does."""
     objectives: list[Objective] = []
     if teacher is not None:
         objectives.append(Kickstart(teacher, engine, config.kickstart_coef,
@@ -452,6 +464,9 @@ def make_objectives(
         objectives.append(MatchValue(engine, config.match_value_points))
     if config.rollout_share > 0:
         objectives.append(RolloutValues(config, teacher, engine, net))
+    if device is not None:
+        for o in objectives:
+            o.device = device
     return objectives
 
 

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
+from fourhundred_agents.neural.device import torch_device
 from fourhundred_env.engine import Engine
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.rules import Rules
@@ -78,10 +79,13 @@ class Trainer:
         self.rules = Rules.preset(c.rules)
         # stateless but for the rules, as the envs' own: it reads their states (env.state)
         self.engine = Engine(self.rules)
+        # where the learner learns; a device this machine lacks is refused before anything
+        self.device = torch_device(c.device)
         check_agents(c, self.rules)  # before the run folder: a bad spec leaves nothing behind
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(derive_seed(c.seed, 0))  # the networks' initial weights
-        parts = build_parts(c, self.engine)
+        self.parts = parts = build_parts(c, self.engine, self.device)
+        # the learner's networks, on the device (the rollouts play CPU copies of them)
         self.net, self.critic, self.teacher = parts.net, parts.critic, parts.teacher
         self.objectives = parts.objectives
         self.params = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
@@ -89,7 +93,9 @@ class Trainer:
         self.average = None
         if c.average_from is not None:
             self.average = WeightAverage(self.net, c.average_from, c.average_every)
-        self.collector = Collector(c, self.engine, self.net, self.critic, self.objectives)
+        self.collector = Collector(
+            c, self.engine, parts.play_net, parts.play_critic, self.objectives
+        )
         self.blank = self.collector.blank  # the match fields blanked (match_features: false)
         self.rollout_actors = None
         if c.backend == "ray":
@@ -179,12 +185,15 @@ class Trainer:
 
     # -- one rollout ------------------------------------------------------------------------
     def collect(self) -> Rollout:
-        """One rollout of this update with the current weights: in this process, or (backend
-        ray) by the rollout actors, each playing its part of the tables (train/ray_rollouts.py)."""
+        """One rollout of this update with the current weights (copied to the CPU first when
+        the learner is elsewhere): in this process, or (backend ray) by the rollout actors,
+        each playing its part of the tables (train/ray_rollouts.py)."""
+        self.parts.sync()
         if self.rollout_actors is not None:
             return self.rollout_actors.collect(
-                self.net, self.critic, self.update, self.decisions, self.pool
-            )
+                self.parts.play_net, self.parts.play_critic, self.update, self.decisions,
+                self.pool,
+            )  # fmt: skip
         return self.collector.collect(self.update, self.decisions, self.pool)
 
     # -- advantages -------------------------------------------------------------------------
@@ -232,18 +241,20 @@ class Trainer:
         return adv, adv + r.value, valid
 
     def batch(self, r: Rollout) -> Batch:
-        """The advantages, and the learner's decisions in hands that ended, flattened."""
+        """The advantages, and the learner's decisions in hands that ended, flattened; the
+        tensors on the learner's device."""
         adv, returns, valid = self.advantages(r)
         idx = np.flatnonzero(valid.reshape(-1))
+        device = self.device
         return Batch(
             index=idx,
-            obs=torch.from_numpy(r.obs.reshape(-1, r.obs.shape[-1])[idx]),
-            mask=torch.from_numpy(r.mask.reshape(-1, 66)[idx]),
-            action=torch.from_numpy(r.action.reshape(-1)[idx]),
-            logp=torch.from_numpy(r.logp.reshape(-1)[idx]),
+            obs=torch.from_numpy(r.obs.reshape(-1, r.obs.shape[-1])[idx]).to(device),
+            mask=torch.from_numpy(r.mask.reshape(-1, 66)[idx]).to(device),
+            action=torch.from_numpy(r.action.reshape(-1)[idx]).to(device),
+            logp=torch.from_numpy(r.logp.reshape(-1)[idx]).to(device),
             value=r.value.reshape(-1)[idx],
-            advantage=torch.from_numpy(adv.reshape(-1)[idx]),
-            ret=torch.from_numpy(returns.reshape(-1)[idx]),
+            advantage=torch.from_numpy(adv.reshape(-1)[idx]).to(device),
+            ret=torch.from_numpy(returns.reshape(-1)[idx]).to(device),
         )
 
     # -- learning ---------------------------------------------------------------------------
@@ -266,9 +277,8 @@ class Trainer:
         for _ in range(c.update_epochs):
             order = rng.permutation(n)
             for start in range(0, n - mb + 1, mb):  # the remainder (< mb samples) is skipped
-                self._learn_minibatch(
-                    batch, torch.from_numpy(order[start : start + mb]), ppo, terms
-                )
+                rows = torch.from_numpy(order[start : start + mb]).to(self.device)
+                self._learn_minibatch(batch, rows, ppo, terms)
             if (
                 c.target_kl is not None
                 and np.mean(ppo["losses/approx_kl"][-(n // mb) :]) > c.target_kl
@@ -412,7 +422,8 @@ class Trainer:
         self.pool = [*self.pool, str(path)][-self.config.pool_size :]
 
     def _load(self, path: Path) -> None:
-        """Continue from a training checkpoint (latest.pt) of a run of the same kind."""
+        """Continue from a training checkpoint (latest.pt) of a run of the same kind, on
+        whatever device it was made (its CPU tensors are loaded into the learner's)."""
         data = read_checkpoint(path)
         if data.get("format") != "fourhundred-train-v1":
             raise CheckpointError(f"{str(path)!r} is a policy, not a training checkpoint to resume")
@@ -467,7 +478,7 @@ def _add(total: torch.Tensor, term: Term | None, stats: Stats) -> torch.Tensor:
 
 def _explained_variance(batch: Batch) -> float:
     """1 - Var(returns - values) / Var(returns) of the values at collection (NaN if flat)."""
-    returns = batch.ret.numpy()
+    returns = batch.ret.cpu().numpy()
     var = float(np.var(returns))
     return float("nan") if var == 0 else 1 - float(np.var(returns - batch.value)) / var
 

@@ -6,7 +6,9 @@ A :class:`LibraryPolicyAgent` encodes each view with the one encoder
 action (a policy's logits, or a DQN's Q-values), sets the illegal actions' scores to -inf
 whether or not the model was trained with masks, and takes the best (or, ``sample=true``,
 draws from the softmax with that decision's own uniform, as the neural agent does). torch and
-SB3 are imported only when such an agent is made.
+SB3 are imported only when such an agent is made. The model runs on the CPU unless the spec's
+``device`` names another (agents/neural/device.py); on a GPU its decisions are no longer
+bit for bit the same in any batch, so such an agent is not replayable.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from fourhundred_agents.draws import view_uniforms
 from fourhundred_agents.neural.agent import sample_from_probs
+from fourhundred_agents.neural.device import check_device
 from fourhundred_agents.neural.files import model_file_kind
 from fourhundred_agents.protocol import Agent
 from fourhundred_env.configs import check_fields
@@ -90,11 +93,15 @@ class SB3Settings:
     sample: bool = False
     """Sample actions from the policy instead of taking the most likely one (policies only:
     PPO, A2C, MaskablePPO; a DQN has Q-values)."""
+    device: str = "cpu"
+    """Where the model runs: "cpu", "cuda", "cuda:N" or "auto", as for ``neural:`` (on a GPU
+    the agent is not replayable)."""
 
     def __post_init__(self) -> None:
         check_fields(self)
         if not self.path:
             raise ConfigError("path='': expected a model zip, as in sb3:PATH")
+        check_device(self.device, present=True)
 
 
 @dataclass(frozen=True)
@@ -107,30 +114,38 @@ class TorchSettings:
     manifest (policy.json)."""
     sample: bool = False
     """Sample actions from the policy instead of taking the most likely one."""
+    device: str = "cpu"
+    """Where the module runs: "cpu", "cuda", "cuda:N" or "auto", as for ``neural:`` (on a GPU
+    the agent is not replayable; the module's forward must keep to its inputs' device)."""
 
     def __post_init__(self) -> None:
         check_fields(self)
         if not self.path:
             raise ConfigError("path='': expected a policy file, as in torch:PATH")
+        check_device(self.device, present=True)
 
 
 def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
     from fourhundred_agents.libraries.sb3 import load_sb3_model
 
-    model = load_sb3_model(settings.path, rules)
-    return LibraryPolicyAgent(
+    model = load_sb3_model(settings.path, rules, settings.device)
+    agent = LibraryPolicyAgent(
         f"sb3:{settings.path}", model.scores, rules, seed, settings.sample, model.is_policy,
         model.meta,
     )  # fmt: skip
+    agent.replayable = model.device.type == "cpu"
+    return agent
 
 
 def _torch_factory(rules: Rules, seed: int, settings: TorchSettings) -> Agent:
     from fourhundred_agents.libraries.torch_policy import load_torch_policy
 
-    policy = load_torch_policy(settings.path, rules)
-    return LibraryPolicyAgent(
+    policy = load_torch_policy(settings.path, rules, settings.device)
+    agent = LibraryPolicyAgent(
         f"torch:{settings.path}", policy.scores, rules, seed, settings.sample, True, policy.meta
     )
+    agent.replayable = policy.device.type == "cpu"
+    return agent
 
 
 def model_spec(path: str | Path) -> str:

@@ -74,6 +74,11 @@ class SB3Model:
     is_policy: bool
     meta: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def device(self) -> Any:
+        """The torch device the policy runs on."""
+        return self.policy.device
+
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(K, 66) float32 logits or Q-values at obs (K, 588) float32 and mask (K, 66) bool."""
         from fourhundred_env.envs.sb3 import policy_scores
@@ -92,11 +97,15 @@ def model_input(layout: str, obs: np.ndarray, mask: np.ndarray) -> Any:
     return np.concatenate([mask8.astype(np.float32), obs.astype(np.float32)], axis=1)
 
 
-def load_sb3_model(path: str | Path, rules: Rules | None = None) -> SB3Model:
-    """The policy of the SB3 model zip at `path`, in eval mode on the CPU; CheckpointError
-    (one line) for anything it cannot play (see the module docstring)."""
+def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "cpu") -> SB3Model:
+    """The policy of the SB3 model zip at `path`, in eval mode on `device` (a device setting,
+    agents/neural/device.py); CheckpointError (one line) for anything it cannot play (see the
+    module docstring), ConfigError for a device this machine lacks."""
     import torch
 
+    from fourhundred_agents.neural.device import torch_device
+
+    where_to = torch_device(device)
     path = resolve_checkpoint(path)
     where = f"model {str(path)!r}"
     kind = model_file_kind(path)
@@ -147,6 +156,7 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None) -> SB3Model:
             "): expected the weights model.save wrote"
         ) from None
     _load_weights(policy, state, where)
+    policy.to(where_to)
     policy.set_training_mode(False)
     meta.update({"library": "stable-baselines3", "sb3_version": version, "policy": name,
                  "layout": layout})  # fmt: skip

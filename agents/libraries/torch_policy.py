@@ -98,7 +98,9 @@ class MLPPolicy(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """(K, obs_size) float32, (K, num_actions) bool -> (K, num_actions) masked logits."""
-        return torch.where(mask, self.net(obs), torch.tensor(-1e8, dtype=obs.dtype))
+        return torch.where(
+            mask, self.net(obs), torch.tensor(-1e8, dtype=obs.dtype, device=obs.device)
+        )
 
 
 def save_torch_policy(
@@ -134,24 +136,34 @@ def save_torch_policy(
 
 @dataclass
 class TorchPolicy:
-    """A loaded ``torch:`` policy: `scores` (obs (K, 588), mask (K, 66) bool) -> (K, 66)."""
+    """A loaded ``torch:`` policy: `scores` (obs (K, 588), mask (K, 66) bool) -> (K, 66),
+    the module run on `device`."""
 
     module: nn.Module
     meta: dict[str, Any] = field(default_factory=dict)
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(K, 66) float32 module output at obs (K, 588) float32 and mask (K, 66) bool."""
         with torch.no_grad():
-            out = self.module(torch.from_numpy(np.ascontiguousarray(obs, np.float32)),
-                              torch.from_numpy(np.ascontiguousarray(mask, bool)))  # fmt: skip
-        return out.float().numpy()
+            out = self.module(
+                torch.from_numpy(np.ascontiguousarray(obs, np.float32)).to(self.device),
+                torch.from_numpy(np.ascontiguousarray(mask, bool)).to(self.device),
+            )
+        return out.float().cpu().numpy()
 
 
-def load_torch_policy(path: str | Path, rules: Rules | None = None) -> TorchPolicy:
-    """The policy at `path` (the weights or the manifest) in eval mode; CheckpointError (one
-    line) for a missing or unreadable manifest, unknown or missing keys, an unregistered
-    class, another observation version, size, action count or rules, or weights that do not
-    fit."""
+def load_torch_policy(
+    path: str | Path, rules: Rules | None = None, device: str = "cpu"
+) -> TorchPolicy:
+    """The policy at `path` (the weights or the manifest) in eval mode on `device` (a device
+    setting, agents/neural/device.py); CheckpointError (one line) for a missing or unreadable
+    manifest, unknown or missing keys, an unregistered class, another observation version,
+    size, action count or rules, or weights that do not fit; ConfigError for a device this
+    machine lacks."""
+    from fourhundred_agents.neural.device import torch_device
+
+    where_to = torch_device(device)
     path = resolve_checkpoint(path)
     manifest_path = path if path.suffix == ".json" else path.with_suffix(".json")
     weights_path = manifest_path.with_suffix(".pt") if path.suffix == ".json" else path
@@ -184,10 +196,10 @@ def load_torch_policy(path: str | Path, rules: Rules | None = None) -> TorchPoli
             f"{where}: the weights {str(weights_path)!r} do not fit {cls.__name__}"
             f"({manifest['kwargs']}) ({first}): expected the weights saved with the manifest"
         ) from None
-    module.eval()
+    module.to(where_to).eval()
     meta = {"library": manifest.get("library", ""), "policy": manifest["policy"],
             "obs_version": manifest["obs_version"], "rules": saved_rules.to_dict()}  # fmt: skip
-    return TorchPolicy(module, meta)
+    return TorchPolicy(module, meta, where_to)
 
 
 def _is_fourhundred_checkpoint(path: Path) -> bool:

@@ -2,7 +2,8 @@
 ``neural-bid:PATH`` bids with one and plays the cards with the checkpoint's fixed play policy.
 
 torch is imported only when such an agent is made, so the rest of `agents` stays light.
-Inference is batched over the K tables of a view, on the GPU when one is available. A sampled
+Inference is batched over the K tables of a view, on the CPU unless the spec's ``device``
+names another (agents/neural/device.py: ``device=cuda`` or ``auto``). A sampled
 policy (``sample=true``) draws each action from that decision's own uniform (a hash of the
 agent's seed, the game's stream key and the position: `fourhundred_agents.draws.view_uniform`), never
 from a generator shared across the batch, so it plays a game the same way in any batch.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fourhundred_agents.draws import view_uniforms
+from fourhundred_agents.neural.device import check_device
 from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
@@ -73,31 +75,33 @@ class NeuralAgent(Agent):
         rules: Rules | None = None,
         seed: int = 0,
         sample: bool = False,
-        device: str | None = None,
+        device: str = "cpu",
         *,
         net=None,
         dtype=None,
         symmetric: bool = False,
     ) -> None:
         """Loads the checkpoint at `path`, or, given `net`, plays a copy of that network in
-        memory (see from_net) in `dtype` (float32 unless given); `symmetric`: its policy
-        averaged over the six renamings of the plain suits."""
+        memory (see from_net) in `dtype` (float32 unless given), on `device` (a device
+        setting, agents/neural/device.py; ConfigError if this machine lacks it); `symmetric`:
+        its policy averaged over the six renamings of the plain suits."""
         super().__init__(rules, seed)
         import torch
 
+        from fourhundred_agents.neural.device import torch_device
+
         self._torch = torch
         self.dtype = dtype or torch.float32
+        self.device = torch_device(device)
         if net is None:
             from fourhundred_agents.neural.checkpoint import load_policy
 
-            self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
             self.net, self.trained_rules, self.meta = load_policy(
                 path, rules=rules, device=self.device
             )
         else:
             import copy
 
-            self.device = device or "cpu"
             self.net = copy.deepcopy(net).to(device=self.device, dtype=self.dtype)
             self.trained_rules, self.meta = rules, {}
         blank = self.meta.get("extra", {}).get("blank_fields", ())
@@ -206,11 +210,17 @@ class NeuralSettings:
     symmetric: bool = False
     """Average the policy (bids and cards) over the six renamings of the plain suits (clubs,
     diamonds and spades are equal): six evaluations of the network a decision, in one call."""
+    device: str = "cpu"
+    """Where the network runs: "cpu", "cuda" (the current GPU), "cuda:N" or "auto" (a CUDA
+    GPU if torch finds one, else the CPU). On the CPU a game is the same on every machine;
+    on a GPU the network may round its last bits otherwise, so a near tie may go the other
+    way (docs/training.md, "Training on a GPU"). A device this machine lacks is refused."""
 
     def __post_init__(self) -> None:
         check_fields(self)
         if not self.path:
             raise ConfigError("path='': expected a checkpoint file, as in neural:PATH")
+        check_device(self.device, present=True)
 
 
 @dataclass(frozen=True)
@@ -219,20 +229,24 @@ class NeuralBidSettings:
 
     path: str
     """The bidding checkpoint (a bidding run's policy.pt)."""
+    device: str = "cpu"
+    """Where the bidding network runs, as for ``neural:`` ("cpu", "cuda", "cuda:N" or
+    "auto"); the play policy is its own spec."""
 
     def __post_init__(self) -> None:
         check_fields(self)
         if not self.path:
             raise ConfigError("path='': expected a checkpoint file, as in neural-bid:PATH")
+        check_device(self.device, present=True)
 
 
 def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
     return NeuralAgent(settings.path, rules, seed, sample=settings.sample,
-                       symmetric=settings.symmetric)  # fmt: skip
+                       device=settings.device, symmetric=settings.symmetric)  # fmt: skip
 
 
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
-    bidder = NeuralAgent(settings.path, rules, seed)
+    bidder = NeuralAgent(settings.path, rules, seed, device=settings.device)
     play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
     return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{settings.path}")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fourhundred_agents.neural.device import check_device
 from fourhundred_env.configs import (
     asdict_shallow,
     build,
@@ -96,11 +97,17 @@ class BidQConfig:
     hopeless bid need not be fitted exactly); 0: no floor."""
     torch_threads: int = 1
     """torch.set_num_threads."""
+    device: str = "auto"
+    """Where the fit runs: "auto" (a CUDA GPU if torch finds one, else the CPU), "cpu",
+    "cuda" or "cuda:N". The matches and play-outs are played on the CPU, and the checkpoints
+    hold CPU tensors; a resume may change it. On the CPU a seed gives the same weights bit
+    for bit; on a GPU not quite (docs/training.md, "Training on a GPU")."""
     runs_dir: str = "runs"
     """Where run folders go."""
 
     def __post_init__(self) -> None:
         check_fields(self)
+        check_device(self.device)  # its form; whether this machine has it, when a run starts
         check_numbers(self)  # no nan or inf; the seed's range
         for name in ("iterations", "positions", "num_tables", "max_hands", "hidden", "layers",
                      "head", "epochs", "batch_size", "torch_threads", "workers",

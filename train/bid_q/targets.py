@@ -23,22 +23,29 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
         progress: bool = False) -> float:  # fmt: skip
     """Fit net's bid logits to q (n, NUM_BIDS) (-inf: illegal, not fitted) by squared error;
     `inputs` are the network's inputs, each (n, ...) (int8 observations are scaled);
-    returns the last epoch's mean loss."""
+    returns the last epoch's mean loss. The fit runs on `config.device`: elsewhere than the
+    CPU, on a copy of `net` whose weights are copied back into `net` at the end (the order
+    of the positions is drawn on the CPU, the same on every device)."""
     import torch
     from tqdm import tqdm
 
+    from fourhundred_agents.neural.device import learner_copy, torch_device
+
+    device = torch_device(config.device)
+    learner = learner_copy(net, device)
     gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
-    scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
-    legal = torch.from_numpy(np.isfinite(q))
-    target = torch.from_numpy(np.where(np.isfinite(q), q, 0.0).astype(np.float32))
-    tensors = [torch.from_numpy(x) for x in inputs]
+    opt = torch.optim.Adam(learner.parameters(), lr=config.learning_rate)
+    scale = torch.from_numpy(OBS_SCALE.astype(np.float32)).to(device)
+    legal = torch.from_numpy(np.isfinite(q)).to(device)
+    target = torch.from_numpy(np.where(np.isfinite(q), q, 0.0).astype(np.float32)).to(device)
+    tensors = [torch.from_numpy(x).to(device) for x in inputs]
+    zero = torch.zeros((), device=device)
     floor = config.clip > 0 and getattr(net.config, "head_version", 1) == 2
 
     def batch(idx):
         return [t[idx].float() * scale if t.dtype == torch.int8 else t[idx] for t in tensors]
 
-    net.train()
+    learner.train()
     last = 0.0
     bar = tqdm(range(config.epochs), unit="epoch", desc="fit", disable=not progress,
                dynamic_ncols=True)  # fmt: skip
@@ -49,12 +56,12 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
         perm = torch.randperm(len(q), generator=gen)
         total, count = 0.0, 0
         for i in range(0, len(perm), config.batch_size):
-            idx = perm[i : i + config.batch_size]
-            pred = net(*batch(idx))[0][:, NUM_CARDS:]
+            idx = perm[i : i + config.batch_size].to(device)
+            pred = learner(*batch(idx))[0][:, NUM_CARDS:]
             if floor:  # the targets are floored: so is what is compared with them
                 pred = torch.clamp(pred, min=-config.clip)
             m = legal[idx]
-            err = torch.where(m, pred - target[idx], torch.zeros(()))
+            err = torch.where(m, pred - target[idx], zero)
             loss = (err * err).sum() / m.sum()
             opt.zero_grad()
             loss.backward()
@@ -63,5 +70,7 @@ def fit(net, inputs: tuple, q: np.ndarray, config: BidQConfig, seed: int,
             count += len(idx)
         last = total / count
         bar.set_postfix(loss=f"{last:.3f}")
+    if learner is not net:  # the fitted weights back into the CPU network
+        net.load_state_dict(learner.state_dict())
     net.eval()
     return last

@@ -29,9 +29,11 @@ class BidQTrainer:
                  progress: bool = True) -> None:  # fmt: skip
         import torch
 
+        from fourhundred_agents.neural.device import torch_device
         from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 
         self.config, self.run_dir, self.progress = config, Path(run_dir), progress
+        torch_device(config.device)  # the fit's device: one this machine lacks is refused now
         self.rules: Rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         self.blank = () if config.match_features else _match_fields()
@@ -88,7 +90,8 @@ class BidQTrainer:
                 inputs_all.append(self.inputs(d))
                 q_all.append(d["q"])
         if start:
-            self.net.load_state_dict(torch.load(self.run_dir / f"iter_{start - 1}.pt")["w"])
+            weights = torch.load(self.run_dir / f"iter_{start - 1}.pt", map_location="cpu")
+            self.net.load_state_dict(weights["w"])
         for k in range(start, c.iterations):
             t0 = time.perf_counter()
             seed = c.seed * 1000 + k

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fourhundred_agents.neural.device import check_device
 from fourhundred_agents.neural.files import PRETRAINED
 from fourhundred_env.configs import (
     asdict_shallow,
@@ -22,8 +23,9 @@ from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
 DEFAULT_INIT = str(PRETRAINED / "selfplay.pt")
-RESUMABLE = ("workers", "backend", "ray_address", "eval_matches", "progress")
-"""Keys a resumed run may change: they do not change the labels or the weights."""
+RESUMABLE = ("workers", "backend", "ray_address", "eval_matches", "progress", "device")
+"""Keys a resumed run may change: they do not change the labels or the weights (the device
+changes the weights only in their last bits on a GPU, see `device`)."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,11 @@ class ExitConfig:
     kept (the run's start if none is). None: every iteration's network is kept."""
     torch_threads: int = 2
     """torch.set_num_threads of the fit."""
+    device: str = "auto"
+    """Where the fit runs: "auto" (a CUDA GPU if torch finds one, else the CPU), "cpu",
+    "cuda" or "cuda:N". The matches and the search's labels are played on the CPU, and the
+    checkpoints hold CPU tensors; a resume may change it. On the CPU a seed gives the same
+    weights bit for bit; on a GPU not quite (docs/training.md, "Training on a GPU")."""
     progress: bool = True
     """Progress bars."""
     runs_dir: str = "runs"
@@ -135,6 +142,7 @@ class ExitConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         Rules.preset(self.rules)
+        check_device(self.device)  # its form; whether this machine has it, when a run starts
         check_numbers(self)  # no nan or inf; the seed's range
         for name in ("iterations", "positions", "num_tables", "max_hands", "bid_worlds",
                      "candidates", "chunk", "workers", "window", "epochs", "batch_size",

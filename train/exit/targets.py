@@ -188,45 +188,52 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
     policy's expected advantage / temperature. Both are smallest at the same policy, `pi`
     (prior x exp(advantage / temperature)); where the network cannot reach it, cross-entropy
     spends its errors alike on every action, the value objective where they cost least.
+
+    The fit runs on `config.device`: elsewhere than the CPU, on a copy of `net` there, whose
+    weights are copied back into `net` at the end. The draws (the order of the positions,
+    the renamings) come from a CPU generator, the same on every device.
     """
     import torch
     from tqdm import tqdm
 
+    from fourhundred_agents.neural.device import learner_copy, torch_device
     from fourhundred_agents.neural.network import masked_logits
 
+    device = torch_device(config.device)
+    learner = learner_copy(net, device)
     gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
-    scale = torch.from_numpy(OBS_SCALE.astype(np.float32))
-    obs_t, legal_t = torch.from_numpy(obs), torch.from_numpy(legal)
-    pi_t, v_t = torch.from_numpy(pi), torch.from_numpy(v)
+    opt = torch.optim.Adam(learner.parameters(), lr=config.learning_rate)
+    scale = torch.from_numpy(OBS_SCALE.astype(np.float32)).to(device)
+    obs_t, legal_t = torch.from_numpy(obs).to(device), torch.from_numpy(legal).to(device)
+    pi_t, v_t = torch.from_numpy(pi).to(device), torch.from_numpy(v).to(device)
     by_value = config.objective == "value"
     if by_value:
         if value_terms is None:
             raise ValueError("objective 'value' needs value_terms")
         adv, temps, log_prior = value_terms
-        adv_t = torch.from_numpy((adv / temps[:, None]).astype(np.float32))
-        prior_t = torch.from_numpy(np.where(legal, log_prior, 0.0).astype(np.float32))
+        adv_t = torch.from_numpy((adv / temps[:, None]).astype(np.float32)).to(device)
+        prior_t = torch.from_numpy(np.where(legal, log_prior, 0.0).astype(np.float32)).to(device)
     n = len(obs)
     renamed = config.symmetry == "suits"
     if renamed:  # gathers of the six renamings: (6, 588) and (6, 66)
-        obs_maps = torch.from_numpy(np.stack(OBS_GATHERS))
-        action_maps = torch.from_numpy(np.stack(ACTION_GATHERS))
+        obs_maps = torch.from_numpy(np.stack(OBS_GATHERS)).to(device)
+        action_maps = torch.from_numpy(np.stack(ACTION_GATHERS)).to(device)
     steps = config.epochs * math.ceil(n / config.batch_size)
     bar = tqdm(total=steps, unit="step", desc=desc, disable=not config.progress,
                dynamic_ncols=True)  # fmt: skip
-    net.train()
+    learner.train()
     stats = {"policy_loss": 0.0, "value_loss": 0.0}
     for _ in range(config.epochs):
         perm = torch.randperm(n, generator=gen)
         totals = [0.0, 0.0]
         for lo in range(0, n, config.batch_size):
-            idx = perm[lo : lo + config.batch_size]
+            idx = perm[lo : lo + config.batch_size].to(device)
             if renamed:  # each position under a renaming drawn for this pass
-                which = torch.randint(len(OBS_GATHERS), (len(idx),), generator=gen)
+                which = torch.randint(len(OBS_GATHERS), (len(idx),), generator=gen).to(device)
                 o_src, a_src = obs_maps[which], action_maps[which]
             else:
                 o_src = a_src = None
-            logits, value = net(_take(obs_t, idx, o_src).float() * scale)
+            logits, value = learner(_take(obs_t, idx, o_src).float() * scale)
             mask = _take(legal_t, idx, a_src)
             logp = torch.log_softmax(masked_logits(logits, mask), -1)
             if by_value:
@@ -248,6 +255,8 @@ def fit(net, obs: np.ndarray, legal: np.ndarray, pi: np.ndarray, v: np.ndarray,
         stats = {"policy_loss": totals[0] / n, "value_loss": totals[1] / n}
         bar.set_postfix(loss=f"{stats['policy_loss']:.3f}")
     bar.close()
+    if learner is not net:  # the fitted weights back into the CPU network
+        net.load_state_dict(learner.state_dict())
     net.eval()
     return stats
 

@@ -48,7 +48,10 @@ class ExitTrainer:
     def __init__(self, config: ExitConfig, run_dir: Path, resume: bool = False) -> None:
         import torch
 
+        from fourhundred_agents.neural.device import torch_device
+
         self.config, self.run_dir = config, Path(run_dir)
+        torch_device(config.device)  # the fit's device: one this machine lacks is refused now
         self.rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         torch.set_num_threads(config.torch_threads)

@@ -1,0 +1,82 @@
+"""Where a network runs: the one reading of a ``device`` setting, for the trainers' configs
+and the model agents' specs alike.
+
+A setting is ``auto`` (a CUDA GPU when torch finds one, else the CPU), ``cpu``, ``cuda`` (the
+current GPU) or ``cuda:N`` (GPU number N). :func:`check_device` checks the form without
+importing torch (a config saved on a machine with a GPU still loads on one without);
+``present=True`` also checks that the machine has the device. :func:`torch_device` is the
+torch device a setting names, ``auto`` resolved, refused in one line when it is not there.
+:func:`learner_copy` is the trainers' one rule for where a network learns: the network
+itself on the CPU (a CPU run is what it always was, bit for bit), a copy elsewhere.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import TYPE_CHECKING, TypeVar
+
+from fourhundred_env.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
+
+_Module = TypeVar("_Module")
+
+__all__ = ["DEVICE_FORMS", "check_device", "devices_present", "learner_copy", "torch_device"]
+
+DEVICE_FORMS = "'auto', 'cpu', 'cuda' or 'cuda:N' (N a GPU's number, from 0)"
+"""What a device setting may be, as error messages say it."""
+
+_FORM = re.compile(r"(?:auto|cpu|cuda|cuda:(?:0|[1-9][0-9]{0,3}))")
+
+
+def check_device(text: object, present: bool = False) -> str:
+    """`text` if it is a device setting (see the module docstring), else ConfigError naming
+    the forms; with `present`, also ConfigError when the machine lacks it (torch is imported
+    only for a ``cuda`` setting)."""
+    if not isinstance(text, str) or not _FORM.fullmatch(text):
+        raise ConfigError(f"device={text!r}: expected {DEVICE_FORMS}")
+    if present and text.startswith("cuda"):
+        torch_device(text)
+    return text
+
+
+def devices_present() -> list[str]:
+    """The devices torch can run on here: ``cpu``, then ``cuda:0``, ``cuda:1``... ."""
+    import torch
+
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    return ["cpu", *(f"cuda:{i}" for i in range(gpus))]
+
+
+def torch_device(text: str) -> torch.device:
+    """The torch device of the setting `text`: ``auto`` is ``cuda`` when torch finds a GPU,
+    else ``cpu``. ConfigError in one line for a malformed setting, or for a device the
+    machine does not have (naming the ones it has)."""
+    import torch
+
+    check_device(text)
+    if text == "cpu":
+        return torch.device("cpu")
+    present = devices_present()
+    if text == "auto":
+        return torch.device("cuda" if len(present) > 1 else "cpu")
+    wanted = "cuda:0" if text == "cuda" else text
+    if wanted not in present:
+        have = "cpu only" if len(present) == 1 else ", ".join(present)
+        choices = ", ".join(repr(d) for d in present)
+        raise ConfigError(
+            f"device {text!r} is not available: this machine has {have}: expected "
+            f"{choices} or 'auto'"
+        )
+    return torch.device(text)
+
+
+def learner_copy(net: _Module, device: torch.device) -> _Module:
+    """The network a trainer fits on `device`: `net` itself on the CPU, else a copy of it
+    moved there (the caller copies the weights back, or to its CPU copies, when it needs
+    them: the games are played on the CPU)."""
+    if device.type == "cpu":
+        return net
+    return copy.deepcopy(net).to(device)  # type: ignore[attr-defined]
