@@ -1,25 +1,24 @@
 """The manual: the rules page covers every flag, no page names a file outside the repository,
 the generated tables and BENCHMARKS.md's head are current, the model cards match their files,
-and the site builds with --strict and is looked at in headless Chromium.
+and the site builds with --strict and is looked at in headless Chromium, opened from disk as a
+reader who opens site/index.html does (links go to pages, the search answers).
 
 The build needs the ``docs`` extra; without it that test is skipped, unless
 FOURHUNDRED_REQUIRE_DOCS=1 (`.ci/run`), which turns the skip into a failure. The screenshots
-(runs/screenshots/docs-home.png, docs-reference.png, docs-rules.png) need Chromium as the browser tests do.
+(runs/screenshots/docs-home.png, docs-reference.png, docs-rules.png, docs-search.png) need Chromium
+as the browser tests do.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import http.server
 import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -131,11 +130,6 @@ def test_every_bundled_file_has_a_model_card_with_its_hashes() -> None:
 
 
 # -- the build and the screenshots -----------------------------------------------------------
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # no line per request
-        pass
-
-
 def _docs_missing() -> str | None:
     for module in ("mkdocs", "material", "mkdocstrings_handlers.python"):
         try:
@@ -167,20 +161,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_site_builds_strict_with_every_page(site: Path) -> None:
-    for page in ("index", "quickstart/index", "rules/index", "environments/index",
-                 "agents/index", "api/core/index", "changelog/index", "models/index",
-                 "results/index", "cli/index"):  # fmt: skip
+    for page in ("index", "quickstart", "rules", "environments", "agents", "api/core",
+                 "changelog", "models", "results", "cli"):  # fmt: skip
         assert (site / f"{page}.html").is_file(), page
-    rules = (site / "rules" / "index.html").read_text()
+    rules = (site / "rules.html").read_text()
     assert "<!-- gen:" not in rules and "five_six_face_value_from" in rules
-    api = (site / "api" / "core" / "index.html").read_text()
+    api = (site / "api" / "core.html").read_text()
     assert "game_differences" in api and "legal_mask" in api  # docstrings were read
     for html in site.rglob("*.html"):
         text = html.read_text()
         assert "shared/" not in text and "/work/" not in text, html
 
 
-def test_screenshots_of_the_home_page_and_a_reference_page(site: Path) -> None:
+def test_the_manual_read_from_disk_links_and_searches(site: Path) -> None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -193,28 +186,35 @@ def test_screenshots_of_the_home_page_and_a_reference_page(site: Path) -> None:
     args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
     errors: list[str] = []
-    # served over http on loopback, as `make docs-serve` does: the search's worker does not
-    # load from file:// addresses
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    # opened from disk, as the README says: file URLs, no server
+    base = site.resolve().as_uri()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("pageerror", lambda e: errors.append(str(e)))
         for name, path, needle in (
             ("docs-home", "index.html", "fourhundred"),
-            ("docs-reference", "api/core/index.html", "game_differences"),
-            ("docs-rules", "rules/index.html", "Rules flags"),
+            ("docs-reference", "api/core.html", "game_differences"),
+            ("docs-rules", "rules.html", "Rules flags"),
         ):
             page.goto(f"{base}/{path}")
             assert needle in page.content()
             page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+        # a link of the navigation opens the page, not a directory listing
+        page.goto(f"{base}/index.html")
+        page.locator("nav.md-nav--primary a.md-nav__link", has_text="Tournaments").first.click()
+        page.wait_for_load_state()
+        assert page.url.endswith("/tournaments.html"), page.url
+        assert "Index of" not in page.content() and "duplicate" in page.content()
+        # the search answers from the inlined index
+        page.goto(f"{base}/index.html")
+        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator("input.md-search__input").press_sequentially("heuristic", delay=20)
+        results = page.locator("li.md-search-result__item")
+        results.first.wait_for(timeout=30_000)
+        assert results.count() > 0
+        page.screenshot(path=str(SHOTS / "docs-search.png"), full_page=False)
         browser.close()
-    server.shutdown()
-    thread.join()
     assert not errors, errors
-    for name in ("docs-home", "docs-reference", "docs-rules"):
+    for name in ("docs-home", "docs-reference", "docs-rules", "docs-search"):
         assert (SHOTS / f"{name}.png").stat().st_size > 10_000
