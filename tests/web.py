@@ -128,3 +128,36 @@ def page_fixture(scope: str = "function", **options: Any) -> Callable[..., Itera
         assert not errors, errors
 
     return page
+
+
+def serve_command(argv: list[str], cwd: Path, paths: list[str]) -> dict[str, bytes]:
+    """Start `argv` (a ``fourhundred serve`` command line, without ``--port``) in `cwd` on a
+    free port, GET each of `paths` once it answers, and stop it: {path: body}."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([*argv, "--port", str(port)], cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    bodies: dict[str, bytes] = {}
+    try:
+        deadline = time.monotonic() + 120
+        for path in paths:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+                        bodies[path] = r.read()
+                    break
+                except OSError:
+                    assert server.poll() is None, server.communicate()[1][-3000:]
+                    assert time.monotonic() < deadline, f"{argv[0]} serve did not answer"
+                    time.sleep(0.5)
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=60)
+    assert "Traceback" not in err, err[-3000:]
+    return bodies
