@@ -66,6 +66,7 @@ def parse_record(text: str) -> GameRecord:
     Raises RecordError naming the line, or the hand and move, that is wrong."""
     if not isinstance(text, str):
         raise RecordError(f"record {short(text)}: expected text")
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write UTF-8
     raw = json_to_record(text) if text.lstrip().startswith("{") else text_to_record(text)
     return Table.from_record(raw).record(seats=raw.seats)
 

@@ -20,8 +20,8 @@ _PENDING = int(Phase.PLAY)  # phases up to this one have a decision pending
 _OFF_DECK = ~FULL_DECK
 
 # The values every field of an engine-made state holds (inclusive bounds): what `validate`
-# checks. Fields with no entry (scores, targets, required totals, match ids, streams,
-# hand points) may hold any value of their dtype; the kernels never index with them.
+# checks. Fields with no entry (scores, required totals, match ids, streams, hand points)
+# may hold any value of their dtype; the kernels never index with them.
 FIELD_RANGES: dict[str, tuple[int, int, str]] = {
     "phase": (0, 3, "a phase 0 to 3"),
     "dealer": (0, 3, "a seat 0 to 3"),
@@ -38,6 +38,7 @@ FIELD_RANGES: dict[str, tuple[int, int, str]] = {
     "num_tricks": (0, 13, "0 to 13 tricks"),
     "shown_void": (0, 15, "suit bits 0 to 15"),
     "forfeit": (0, 1, "0 or 1 (a bool)"),
+    "target": (1, 2**31 - 1, "a target of at least 1 (Rules.target, or raised from it)"),
     "thrown_in": (0, 1, "0 or 1 (a bool)"),
     "redeal_seat": (-1, 3, "a seat 0 to 3, or -1"),
     "claim_seat": (-1, 3, "a seat 0 to 3, or -1"),

@@ -313,6 +313,11 @@ def world_state(
             f"world_state: hands of shape {hands.shape} for rows {rep.shape}: expected "
             f"({rep.shape[0]}, 4) uint64 and rows 0 to {view.size - 1}"
         )
+    if (hands & ~FULL_DECK).any():
+        raise FourHundredError(
+            "world_state: hands holding cards numbered 52 to 63: expected card sets of the "
+            "52 cards (bits 0 to 51)"
+        )
     state = engine.init(rep.shape[0])
     _fill_worlds(view.records, rep, hands, state.records)
     return state

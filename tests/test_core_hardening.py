@@ -112,6 +112,8 @@ def test_fuzzed_api_arguments_crash_nothing() -> None:
         ("trick_size", 4, "trick_size=4"),
         ("num_bids", 9, "num_bids=9"),
         ("winner", 5, "winner=5"),
+        ("target", -100, "target=-100"),  # every score would have reached it
+        ("target", 0, "target=0"),
     ],
 )
 def test_validate_names_the_table_and_the_field(field: str, value: int, named: str) -> None:
@@ -138,6 +140,15 @@ def test_validate_names_the_seat_of_a_seat_field(field: str, value: int, named: 
     getattr(state, field)[0, 2] = value
     with pytest.raises(StateError, match=rf"^state table 0: {named}: expected "):
         state.validate()
+
+
+def test_a_table_refuses_a_state_with_a_target_below_1() -> None:
+    table = Table()
+    state = table.state.copy()
+    state.target[0] = -100
+    with pytest.raises(StateError, match=r"target=-100: expected a target of at least 1"):
+        table.state = state
+    assert table.target == 41 and table.state is not state  # the table is as it was
 
 
 def test_every_range_checked_is_reached_by_no_engine_state_beyond_it() -> None:

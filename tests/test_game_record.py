@@ -343,6 +343,16 @@ def test_rules_in_text_take_the_differing_flags() -> None:
 
 
 # -- files ------------------------------------------------------------------------------------
+def test_a_record_saved_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    """Some editors (Windows Notepad) start UTF-8 text with a BOM; it was refused."""
+    record = parse_record(GOLDEN)
+    for text in (record.to_text(), record.to_json()):
+        path = tmp_path / "bom.400"
+        path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+        assert read_record(path) == record
+        assert parse_record("\ufeff" + text) == record
+
+
 def test_files_by_suffix_and_errors_name_the_file(tmp_path: Path) -> None:
     record = parse_record(GOLDEN)
     text_path = write_record(record, tmp_path / "game.400")

@@ -5,9 +5,11 @@ from a view. Fields are filled with random bytes so that a field left out shows.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fourhundred_env import Engine, Rules
 from fourhundred_env.engine import State
+from fourhundred_env.errors import FourHundredError
 from fourhundred_env.view import (
     PUBLIC_ARRAYS,
     PUBLIC_SCALARS,
@@ -76,7 +78,7 @@ def test_a_view_holds_every_public_field_of_its_table_as_it_is() -> None:
 def test_a_world_holds_every_public_field_of_its_view_and_the_rest_as_dealt() -> None:
     engine = Engine(Rules())
     view = SeatView.from_records(_random_records(SeatView.DTYPE, 4, seed=3))
-    hands = np.random.default_rng(4).integers(0, 2**63, (6, 4), dtype=np.uint64)
+    hands = np.random.default_rng(4).integers(0, 2**52, (6, 4), dtype=np.uint64)
     rep = np.array([0, 3, 3, 1, 2, 0])
     state = world_state(engine, view, hands, rep)
     fresh = engine.init(6)
@@ -87,3 +89,14 @@ def test_a_world_holds_every_public_field_of_its_view_and_the_rest_as_dealt() ->
     np.testing.assert_array_equal(state.dealt_set, hands | view.played_set[rep])
     for name in NOT_COPIED_TO_A_VIEW - {"scores", "hand_set", "dealt_set"}:
         np.testing.assert_array_equal(getattr(state, name), getattr(fresh, name), name)
+
+
+def test_a_world_of_cards_beyond_the_pack_is_refused_in_one_line() -> None:
+    """Bits 52-63 of a card set are no card: world_state took them (a search bot's worlds are
+    its own, but the function is public)."""
+    engine = Engine(Rules())
+    view = SeatView.from_records(_random_records(SeatView.DTYPE, 2, seed=3))
+    hands = np.zeros((2, 4), np.uint64)
+    hands[1, 2] = np.uint64(1) << np.uint64(60)
+    with pytest.raises(FourHundredError, match="cards numbered 52 to 63: expected card sets"):
+        world_state(engine, view, hands)
