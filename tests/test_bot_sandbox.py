@@ -310,6 +310,22 @@ def test_a_bot_reads_no_journal_made_after_it_started_nor_the_deal_key(
         bot.close()
 
 
+def test_a_bot_gets_an_allow_list_of_the_runners_environment(tmp_path: Path, monkeypatch) -> None:
+    """Unconfined or not, a token in the runner's environment never reaches the bot."""
+    monkeypatch.setenv("FOURHUNDRED_TEST_TOKEN", "hunter2")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    bot = ExternalAgent(f"{sys.executable} {BOT} look,sandbox=off", Rules(), seed=1)
+    try:
+        _play_moves(bot, 1, tables=1)
+        names = set(_probe_after(bot, 1)[-1].removeprefix("env=").split(","))
+    finally:
+        bot.close()
+    assert "FOURHUNDRED_TEST_TOKEN" not in names and "LC_ALL" in names and "PATH" in names
+    assert names <= {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "LC_CTYPE"} | {
+        n for n in names if n.startswith("LC_")
+    }, names
+
+
 @pytest.fixture
 def no_bwrap(tmp_path: Path, monkeypatch) -> None:
     """A PATH without bubblewrap: only unshare, so the fallback is what the code picks (the

@@ -24,6 +24,9 @@ database, the deal key) are hidden even inside those, by name, with a database's
 ``-wal``, ``-shm`` and ``.lock``, whether they exist yet or not: a folder holding one is shown
 as a fresh read-only folder of the entries it had when the bot started, the hidden ones left
 out, so a journal SQLite makes later never appears in it.
+
+The bot's environment is an allow-list of the runner's
+(:func:`fourhundred_agents.remote.external.bot_environment`).
 """
 
 from __future__ import annotations
