@@ -284,7 +284,7 @@ def test_a_bot_reads_no_journal_made_after_it_started_nor_the_deal_key(
 ) -> None:
     """The database lives in the bot's own folder (--db there); it does not exist when the
     bot starts, and its journals appear later, as SQLite writes: hidden by name all the same.
-    So is a deal key in that folder."""
+    So is a deal key in that folder. The folder, shown entry by entry, stays read-only."""
     folder = tmp_path / "bot"
     folder.mkdir()
     script = folder / "bot.py"
@@ -301,20 +301,23 @@ def test_a_bot_reads_no_journal_made_after_it_started_nor_the_deal_key(
     assert bot.sandbox_kind == kind
     try:
         _play_moves(bot, 1, tables=1)
-        assert _probe_after(bot, 1)[:-1] == ["denied"] * 5 + ["ok"]
+        assert _probe_after(bot, 1)[:-1] == ["denied"] * 5 + ["ok", "write=denied"]
         for path in late:  # made after the bot started, as a rollback journal is
             path.write_bytes(b"secret deals " * 10_000)
         _play_moves(bot, 1, tables=1)
-        assert _probe_after(bot, 2)[:-1] == ["denied"] * 5 + ["ok"]
+        assert _probe_after(bot, 2)[:-1] == ["denied"] * 5 + ["ok", "write=denied"]
     finally:
         bot.close()
+    assert not (folder / "written").exists()  # its folder is read-only
 
 
 def test_a_bot_gets_an_allow_list_of_the_runners_environment(tmp_path: Path, monkeypatch) -> None:
     """Unconfined or not, a token in the runner's environment never reaches the bot."""
     monkeypatch.setenv("FOURHUNDRED_TEST_TOKEN", "hunter2")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
-    bot = ExternalAgent(f"{sys.executable} {BOT} look,sandbox=off", Rules(), seed=1)
+    script = tmp_path / "bot.py"  # unconfined, it writes a file beside itself
+    script.write_text(BOT.read_text())
+    bot = ExternalAgent(f"{sys.executable} {script} look,sandbox=off", Rules(), seed=1)
     try:
         _play_moves(bot, 1, tables=1)
         names = set(_probe_after(bot, 1)[-1].removeprefix("env=").split(","))

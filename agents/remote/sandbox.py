@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -309,13 +310,20 @@ def _unshare_script(tools: dict[str, str], p: Plan) -> str:
     for folder in p.listed:  # filled, then made read-only
         lines.append(f'{t["mkdir"]} -p "$r"{q(folder)}')
         lines.append(f'{t["mount"]} -t tmpfs -o mode=0755 tmpfs "$r"{q(folder)}')
+    # the entries of listed folders: their mount points made in two commands, each bound
+    # read-only in one (mount(8) remounts a plain bind read-only itself); one holding other
+    # mounts is bound as above, every mount under it read-only
+    folders = [path for path in p.binds if os.path.isdir(path)]
+    files = [path for path in p.binds if path not in folders]
+    for tool, paths in (("mkdir", folders), ("touch", files)):
+        if paths:
+            lines.append(" ".join([t[tool], *(f'"$r"{q(path)}' for path in paths)]))
+    mounted = _mount_points()
     for path in p.binds:
-        if os.path.isdir(path):
+        if path in folders and any(_under(m, [path]) and m != path for m in mounted):
             bind(path)
         else:
-            lines.append(f'{t["touch"]} "$r"{q(path)}')
             lines.append(f'{t["mount"]} --bind -o ro {q(path)} "$r"{q(path)}')
-            lines.append(f'{t["mount"]} -o remount,bind,ro "$r"{q(path)}')
     for path, target in p.links:
         lines.append(f'{t["ln"]} -s {q(target)} "$r"{q(path)}')
     if p.make_cwd:
@@ -333,6 +341,20 @@ def _unshare_script(tools: dict[str, str], p: Plan) -> str:
         f'exec {t["setpriv"]} --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
     ]
     return "\n".join(lines)
+
+
+def _mount_points() -> list[str]:
+    """The mount points of this process's namespace (/proc/self/mountinfo; [] if unreadable)."""
+    try:
+        text = Path("/proc/self/mountinfo").read_text()
+    except OSError:
+        return []
+    points = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 4:  # octal escapes: \040 for a space
+            points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4]))
+    return points
 
 
 def _tools() -> dict[str, str] | None:

@@ -9,8 +9,10 @@ tests/test_bot_sandbox.py).
     python sandbox_bot.py fork-exit TOKEN   # at its first act: a child (same group), then exits
     python sandbox_bot.py log               # 2 MB to stderr before each answer
     python sandbox_bot.py look PATH...      # at each act: one stderr line "probe n=K P1 P2 ...
-                                            # env=NAMES", each Pi ok (read a byte), empty or
-                                            # denied, NAMES its environment's variables
+                                            # write=W env=NAMES", each Pi ok (read a byte),
+                                            # empty or denied, W whether it could write a file
+                                            # in its own folder, NAMES its environment's
+                                            # variables
 """
 
 import json
@@ -20,6 +22,7 @@ import subprocess
 import sys
 
 mode, args = sys.argv[1], sys.argv[2:]
+here = os.path.dirname(os.path.abspath(__file__))
 
 
 def send(message):
@@ -72,6 +75,9 @@ def look(count):
                 seen.append("ok" if f.read(1) else "empty")
         except OSError:
             seen.append("denied")
+    seen.append(
+        "write=" + attempt(lambda: open(os.path.join(here, "written"), "w").close() is None)
+    )
     seen.append("env=" + ",".join(sorted(os.environ)))
     print("probe " + " ".join(seen), file=sys.stderr, flush=True)
 
