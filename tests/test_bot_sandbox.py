@@ -367,6 +367,8 @@ def test_the_documented_layout_plays_under_the_unshare_fallback(
     finally:
         con.close()
     assert kinds == [] and hands > 0, kinds
+    if db is None:  # bot-check, in the same sandbox, agrees
+        assert cli_main(["bot-check", f"{sys.executable} my_bot.py", "--hands", "1"]) == 0
 
 
 def test_a_bot_that_cannot_start_in_the_sandbox_is_a_failed_run(
