@@ -219,7 +219,10 @@ def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | No
             while _under(folder, [root]):
                 chain.append(folder)
                 folder = os.path.dirname(folder)
-            listed.update(f for f in chain if os.path.isdir(f) and not os.path.islink(f))
+            for f in reversed(chain):  # from the root down, up to a link or a missing folder
+                if os.path.islink(f) or not os.path.isdir(f):
+                    break  # what lies past a link is not bound: nothing to hide there
+                listed.add(f)
     binds: list[str] = []
     links: list[tuple[str, str]] = []
     for folder in sorted(listed):
