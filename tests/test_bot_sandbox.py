@@ -390,3 +390,24 @@ def test_a_bot_that_cannot_start_in_the_sandbox_is_a_failed_run(
     assert cli_main(["bot-check", command, "--hands", "1"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "did not start" in err[0], err
+
+
+def test_the_plan_lists_the_folders_that_hold_hidden_names(tmp_path: Path) -> None:
+    """A hidden name, made yet or not, lists every folder from the bot's down to it (the entries
+    then, less the hidden ones); a missing folder or a link ends the chain."""
+    bot = tmp_path / "bot"
+    (bot / "runs" / "tournament").mkdir(parents=True)
+    (bot / "b.py").write_text("")
+    (bot / "results.sqlite-wal").write_text("")
+    (tmp_path / "elsewhere" / "sub").mkdir(parents=True)
+    (bot / "link").symlink_to(tmp_path / "elsewhere")
+    hidden = [bot / "results.sqlite", bot / "runs" / "tournament", bot / "link" / "sub" / "db",
+              bot / "later" / "deal.key"]  # fmt: skip
+    p = sandbox.plan(
+        [sys.executable, str(bot / "b.py")], cwd=str(bot), hidden=list(map(str, hidden))
+    )
+    assert p.listed == (str(bot), str(bot / "runs"))
+    assert set(p.binds) == {str(bot / "b.py")} and p.links == (
+        (str(bot / "link"), str(tmp_path / "elsewhere")),
+    )
+    assert not p.make_cwd and str(bot) not in p.read_only
