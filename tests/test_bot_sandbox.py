@@ -4,11 +4,13 @@ a bot starts dies with it (setsid included); 2 MB of stderr a move costs no time
 mechanism, one warning line (or a refusal under sandbox=require).
 
 A mechanism this machine lacks is skipped with the reason; FOURHUNDRED_REQUIRE_SANDBOX=1
-(.ci/run, which installs bubblewrap) turns bubblewrap's skip into a failure."""
+(.ci/run, which installs bubblewrap and runs as root) turns either skip into a failure, so the
+unshare fallback, tested with bubblewrap off the PATH, runs in CI too."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sqlite3
 import sys
@@ -20,10 +22,12 @@ import pytest
 
 from fourhundred_agents.remote import sandbox
 from fourhundred_agents.remote.external import ExternalAgent, game_key, split_command
+from fourhundred_cli import main as cli_main
 from fourhundred_env import Engine, Rules
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.view import seat_view
 from fourhundred_tournament.config import load_config
+from fourhundred_tournament.deals import KEY_ENV
 from fourhundred_tournament.parallel import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +41,7 @@ def _available(kind: str) -> None:
         return
     why = {"bwrap": "bubblewrap (bwrap) is not installed or cannot run here",
            "unshare": "unprivileged user namespaces (unshare --user) are not allowed here"}[kind]  # fmt: skip
-    if kind == "bwrap" and os.environ.get("FOURHUNDRED_REQUIRE_SANDBOX") == "1":
+    if os.environ.get("FOURHUNDRED_REQUIRE_SANDBOX") == "1":
         pytest.fail(why)
     pytest.skip(why)
 
@@ -129,8 +133,9 @@ def test_a_prying_bot_sees_no_database_out_dir_parent_or_network(
     finally:
         bot.close()
         listener.close()
-    # listing=ok: the bot's folder shows the names; procs: its PID namespace (bwrap's init, bot)
-    expected = "db=denied out=denied parent=denied net=denied listing=ok procs="
+    # listing=denied: the bot's folder does not even name the database; procs: its PID
+    # namespace (bwrap's init, bot)
+    expected = "db=denied out=denied parent=denied net=denied listing=denied procs="
     assert probe in [f"{expected}{n}" for n in (1, 2)], probe
     assert db.read_bytes()[:16] == b"SQLite format 3\x00"  # (it was readable outside)
 
@@ -242,10 +247,11 @@ def test_the_plan_binds_the_program_and_its_folder_only(tmp_path: Path) -> None:
     p = sandbox.plan([sys.executable, str(SIMPLE)], cwd=str(tmp_path), hidden=[str(tmp_path)])
     assert str(SIMPLE.parent) in p.read_only and str(ROOT) not in p.read_only
     assert any(Path(sys.executable).resolve().is_relative_to(f) for f in p.read_only)
-    assert p.make_cwd and p.cwd == str(tmp_path) and p.hidden_dirs == ()
+    assert p.make_cwd and p.cwd == str(tmp_path) and p.listed == ()
     module = sandbox.plan([sys.executable, "-m", "my_bot"], cwd=str(tmp_path),
                           hidden=[str(tmp_path / "runs")])  # fmt: skip
-    assert str(tmp_path) in module.read_only and not module.make_cwd
+    # the folder holds a hidden name (runs, not made yet): listed, so it never shows up
+    assert module.listed == (str(tmp_path),) and not module.make_cwd
 
 
 def test_a_version_managers_shim_gets_the_managers_tree(tmp_path: Path, monkeypatch) -> None:
@@ -260,3 +266,148 @@ def test_a_version_managers_shim_gets_the_managers_tree(tmp_path: Path, monkeypa
     monkeypatch.setenv("PATH", f"{manager / 'shims'}{os.pathsep}{os.environ['PATH']}")
     p = sandbox.plan(["python", str(SIMPLE)], cwd=str(tmp_path / "out"), hidden=[])
     assert str(manager) in p.read_only and str(SIMPLE.parent) in p.read_only
+
+
+def _probe_after(bot: ExternalAgent, count: int, seconds: float = 30.0) -> list[str]:
+    """The words of the `look` bot's probe of its `count`-th act, waited for."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        words = _probe(bot, seconds).split()
+        if words and words[0] == f"n={count}":
+            return words[1:]
+        time.sleep(0.05)
+    raise AssertionError(f"no probe n={count}: {bot.stderr_tail()!r}")
+
+
+def test_a_bot_reads_no_journal_made_after_it_started_nor_the_deal_key(
+    kind: str, tmp_path: Path, monkeypatch
+) -> None:
+    """The database lives in the bot's own folder (--db there); it does not exist when the
+    bot starts, and its journals appear later, as SQLite writes: hidden by name all the same.
+    So is a deal key in that folder. The folder, shown entry by entry, stays read-only."""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    script = folder / "bot.py"
+    script.write_text(BOT.read_text())
+    db = folder / "results.sqlite"
+    key = folder / "deal.key"
+    key.write_bytes(b"k" * 32)
+    monkeypatch.setenv(sandbox.HIDE_ENV, "")
+    sandbox.protect_paths([db, key])
+    late = [db, *(Path(f"{db}{s}") for s in ("-journal", "-wal", "-shm"))]
+    looked = [*late, key, script]
+    bot = ExternalAgent(f"{sys.executable} {script} look {' '.join(map(str, looked))}", Rules(),
+                        seed=1)  # fmt: skip
+    assert bot.sandbox_kind == kind
+    try:
+        _play_moves(bot, 1, tables=1)
+        assert _probe_after(bot, 1)[:-1] == ["denied"] * 5 + ["ok", "write=denied"]
+        for path in late:  # made after the bot started, as a rollback journal is
+            path.write_bytes(b"secret deals " * 10_000)
+        _play_moves(bot, 1, tables=1)
+        assert _probe_after(bot, 2)[:-1] == ["denied"] * 5 + ["ok", "write=denied"]
+    finally:
+        bot.close()
+    assert not (folder / "written").exists()  # its folder is read-only
+
+
+def test_a_bot_gets_an_allow_list_of_the_runners_environment(tmp_path: Path, monkeypatch) -> None:
+    """Unconfined or not, a token in the runner's environment never reaches the bot."""
+    monkeypatch.setenv("FOURHUNDRED_TEST_TOKEN", "hunter2")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    script = tmp_path / "bot.py"  # unconfined, it writes a file beside itself
+    script.write_text(BOT.read_text())
+    bot = ExternalAgent(f"{sys.executable} {script} look,sandbox=off", Rules(), seed=1)
+    try:
+        _play_moves(bot, 1, tables=1)
+        names = set(_probe_after(bot, 1)[-1].removeprefix("env=").split(","))
+    finally:
+        bot.close()
+    assert "FOURHUNDRED_TEST_TOKEN" not in names and "LC_ALL" in names and "PATH" in names
+    assert names <= {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "LC_CTYPE"} | {
+        n for n in names if n.startswith("LC_")
+    }, names
+
+
+@pytest.fixture
+def no_bwrap(tmp_path: Path, monkeypatch) -> None:
+    """A PATH without bubblewrap: only unshare, so the fallback is what the code picks (the
+    bot's commands name their interpreter by its full path)."""
+    _available("unshare")
+    folder = tmp_path / "no-bwrap-bin"
+    folder.mkdir()
+    unshare = shutil.which("unshare")
+    assert unshare is not None
+    (folder / "unshare").symlink_to(unshare)
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.setenv(sandbox.HIDE_ENV, "")
+    monkeypatch.delenv(sandbox.MODE_ENV, raising=False)
+    assert sandbox.mechanism() == "unshare"
+
+
+@pytest.mark.parametrize("db", [None, "results.sqlite", "runs/other.sqlite"])
+def test_the_documented_layout_plays_under_the_unshare_fallback(
+    no_bwrap: None, tmp_path: Path, monkeypatch, db: str | None
+) -> None:
+    """`cmd:python my_bot.py` with the bot in the working folder, the default --out, --db
+    anywhere (in the bot's folder too) and the deal key there: every move is the bot's."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "my_bot.py").write_text(SIMPLE.read_text())
+    monkeypatch.chdir(work)
+    monkeypatch.setenv(KEY_ENV, str(work / "deal.key"))
+    argv = ["tournament", "--agents", f"cmd:{sys.executable} my_bot.py,sandbox=require",
+            "random", "--matches", "1", "--max-hands", "2", "--workers", "1", "--no-progress",
+            "--bootstrap", "0", *(["--db", db] if db else [])]  # fmt: skip
+    assert cli_main(argv) == 0
+    con = sqlite3.connect(work / (db or "runs/tournament/results.sqlite"))
+    try:
+        kinds = con.execute("SELECT kind, detail FROM events WHERE kind != 'slow'").fetchall()
+        (hands,) = con.execute("SELECT count(*) FROM hands").fetchone()
+    finally:
+        con.close()
+    assert kinds == [] and hands > 0, kinds
+    if db is None:  # bot-check, in the same sandbox, agrees
+        assert cli_main(["bot-check", f"{sys.executable} my_bot.py", "--hands", "1"]) == 0
+
+
+def test_a_bot_that_cannot_start_in_the_sandbox_is_a_failed_run(
+    no_bwrap: None, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """A bot whose program lies in the hidden out dir starts in no sandbox: the run stops in
+    one line with a non-zero exit code, and bot-check, in the same sandbox, says so too."""
+    work = tmp_path / "work"
+    (work / "runs" / "tournament").mkdir(parents=True)
+    (work / "runs" / "tournament" / "bot.py").write_text(SIMPLE.read_text())
+    monkeypatch.chdir(work)
+    monkeypatch.setenv(KEY_ENV, str(work / "deal.key"))
+    command = f"{sys.executable} runs/tournament/bot.py"
+    argv = ["tournament", "--agents", f"cmd:{command}", "random", "--matches", "1",
+            "--max-hands", "2", "--workers", "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip
+    assert cli_main(argv) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "did not start" in err[0], err
+    assert cli_main(["bot-check", command, "--hands", "1"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "did not start" in err[0], err
+
+
+def test_the_plan_lists_the_folders_that_hold_hidden_names(tmp_path: Path) -> None:
+    """A hidden name, made yet or not, lists every folder from the bot's down to it (the entries
+    then, less the hidden ones); a missing folder or a link ends the chain."""
+    bot = tmp_path / "bot"
+    (bot / "runs" / "tournament").mkdir(parents=True)
+    (bot / "b.py").write_text("")
+    (bot / "results.sqlite-wal").write_text("")
+    (tmp_path / "elsewhere" / "sub").mkdir(parents=True)
+    (bot / "link").symlink_to(tmp_path / "elsewhere")
+    hidden = [bot / "results.sqlite", bot / "runs" / "tournament", bot / "link" / "sub" / "db",
+              bot / "later" / "deal.key"]  # fmt: skip
+    p = sandbox.plan(
+        [sys.executable, str(bot / "b.py")], cwd=str(bot), hidden=list(map(str, hidden))
+    )
+    assert p.listed == (str(bot), str(bot / "runs"))
+    assert set(p.binds) == {str(bot / "b.py")} and p.links == (
+        (str(bot / "link"), str(tmp_path / "elsewhere")),
+    )
+    assert not p.make_cwd and str(bot) not in p.read_only

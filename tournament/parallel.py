@@ -88,12 +88,13 @@ def run_tournament(
     raises FourHundredError and changes nothing. `overwrite` discards an existing database
     first (once this run holds its writer lock).
     """
+    # a sandboxed bot cannot read the results or the deal key, even in its own folder; hidden
+    # before the check, so that a bot is checked in the very sandbox it plays in
+    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path, key_file()]))
     check_agents(cfg)
     fingerprint = cfg.fingerprint()
     t0 = time.perf_counter()
     deals = {"deals": deals_row(cfg.deals, cfg.seed)}  # recorded by a new database only
-    # a sandboxed bot cannot read the results or the deal key, even in its own folder
-    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path, key_file()]))
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
     cluster = connect_backend(cfg)
     try:

@@ -20,6 +20,14 @@ trained with ``VecNormalize`` need its statistics, which the zip does not hold: 
 A zip written after :func:`fourhundred_env.envs.sb3.stamp_model` records the observation
 version and the rules (``data["fourhundred"]``), which are checked as the neural agent checks
 them; an unstamped zip is checked on its observation and action sizes only.
+
+Bounds before work, as for ``neural:`` checkpoints (agents/neural/checkpoint.py): the file's
+size (``MAX_CHECKPOINT_BYTES``), what each member read and the whole zip unpack to (from its
+directory: :data:`MAX_MEMBER_BYTES`, :func:`~fourhundred_agents.neural.files.unpacked_size_problem`),
+the policy's settings (``net_arch``: at most ``MAX_LAYERS`` layers of at most ``MAX_HIDDEN``,
+``MAX_PARAMETERS`` weights, agents/neural/network.py; every other setting of its type), and the
+weights' dtypes (``WEIGHT_DTYPES``) are checked before the policy is built; each refusal is one
+line.
 """
 
 from __future__ import annotations
@@ -35,11 +43,14 @@ from typing import Any
 import numpy as np
 
 from fourhundred_agents.neural.checkpoint import (
+    MAX_CHECKPOINT_BYTES,
     CheckpointError,
+    check_dtypes,
     require_same_game,
     resolve_checkpoint,
 )
-from fourhundred_agents.neural.files import model_file_kind
+from fourhundred_agents.neural.files import archive_problem, model_file_kind, unpacked_size_problem
+from fourhundred_agents.neural.network import MAX_HIDDEN, MLPShape
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
@@ -59,7 +70,14 @@ _EXTRACTORS = ("CombinedExtractor", "FlattenExtractor")
 _PLAIN_KWARGS = ("net_arch", "ortho_init", "share_features_extractor", "normalize_images",
                  "features_extractor_kwargs", "log_std_init", "full_std", "use_expln",
                  "squash_output", "dueling")  # fmt: skip
+_BOOL_KWARGS = ("ortho_init", "share_features_extractor", "normalize_images", "full_std",
+                "use_expln", "squash_output", "dueling")  # fmt: skip
+_EXTRACTOR_KWARGS = {"cnn_output_dim": int, "normalized_image": bool}
 _IGNORED_KWARGS = ("optimizer_class", "optimizer_kwargs")  # training only
+MAX_MEMBER_BYTES = {"data": 2**24, "policy.pth": 2**28 + 2**20, "_stable_baselines3_version": 2**10}
+"""The most bytes each member read may unpack to: the settings (16 MiB; SB3 writes a few KB),
+the weights (twice MAX_PARAMETERS float32, a DQN's network and its target, and 1 MiB), the
+version. The whole zip unpacks to at most MAX_CHECKPOINT_BYTES."""
 _CLASS_TEXT = re.compile(r"<class '([\w.]+)'>")
 _BOX_TEXT = re.compile(r"'(\w+)': Box\([^()]*\((\d+),\), (\w+)\)")
 
@@ -101,8 +119,6 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
     """The policy of the SB3 model zip at `path`, in eval mode on `device` (a device setting,
     agents/neural/device.py); CheckpointError (one line) for anything it cannot play (see the
     module docstring), ConfigError for a device this machine lacks."""
-    import torch
-
     from fourhundred_agents.neural.device import torch_device
 
     where_to = torch_device(device)
@@ -111,12 +127,27 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
     kind = model_file_kind(path)
     if kind != "sb3":
         raise CheckpointError(f"{where} {_not_sb3(kind, path)}")
+    size = path.stat().st_size
+    problem = (
+        f"it is {size:,} bytes: expected at most {MAX_CHECKPOINT_BYTES:,}"
+        if size > MAX_CHECKPOINT_BYTES
+        else unpacked_size_problem(path, MAX_MEMBER_BYTES, MAX_CHECKPOINT_BYTES)
+    )
+    if problem is not None:  # a zip bomb: refused before anything is unpacked
+        raise CheckpointError(
+            f"{where} is too big to read ({problem}; MAX_CHECKPOINT_BYTES, "
+            "agents/neural/checkpoint.py): expected a file saved by model.save"
+        )
     try:
         with zipfile.ZipFile(path) as z:
             data = json.loads(z.read("data").decode())
             weights = z.read("policy.pth")
             version = z.read("_stable_baselines3_version").decode().strip() if (
                 "_stable_baselines3_version" in z.namelist()) else "?"  # fmt: skip
+    except RecursionError:
+        raise CheckpointError(
+            f"{where}: its data nests too deeply to read: expected SB3's settings"
+        ) from None
     except (zipfile.BadZipFile, OSError, ValueError, KeyError, EOFError) as e:
         raise CheckpointError(
             f"{where} is a damaged zip ({type(e).__name__}: {str(e)[:120]}): expected a whole "
@@ -129,6 +160,8 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
     _check_actions(data.get("action_space"), where)
     meta = _check_stamp(data.get("fourhundred"), rules, where)
     kwargs = _policy_kwargs(data.get("policy_kwargs", {}), where)
+    _check_arch(kwargs.get("net_arch"), kind_, where)
+    state = _read_weights(weights, where)
 
     import importlib
 
@@ -147,13 +180,6 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
         raise CheckpointError(
             f"{where}: its policy settings {sorted(kwargs)} do not build a {name} ({e}): "
             "expected settings SB3 saved for it"
-        ) from None
-    try:
-        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many kinds for damaged files
-        raise CheckpointError(
-            f"{where}: its policy.pth is damaged or holds more than tensors ({type(e).__name__}"
-            "): expected the weights model.save wrote"
         ) from None
     _load_weights(policy, state, where)
     policy.to(where_to)
@@ -266,7 +292,7 @@ def _policy_kwargs(entry: Any, where: str) -> dict[str, Any]:
         if key in (":type:", ":serialized:") or key in _IGNORED_KWARGS:
             continue
         if key in _PLAIN_KWARGS:
-            out[key] = value
+            out[key] = _plain_kwarg(key, value, where)
             continue
         found = _CLASS_TEXT.fullmatch(str(value))
         cls_name = found.group(1).rsplit(".", 1)[-1] if found else None
@@ -284,16 +310,82 @@ def _policy_kwargs(entry: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def _load_weights(policy: Any, state: Any, where: str) -> None:
+def _plain_kwarg(key: str, value: Any, where: str) -> Any:
+    """`value` of the plain setting `key` when it has the type SB3 gives it (net_arch is
+    checked by :func:`_check_arch`); else CheckpointError."""
+    if key == "net_arch":
+        return value
+    if key in _BOOL_KWARGS:
+        ok = isinstance(value, bool)
+        expected = "true or false"
+    elif key == "log_std_init":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) <= 1e3
+        expected = "a number between -1000 and 1000"
+    else:  # features_extractor_kwargs
+        ok = isinstance(value, dict) and all(
+            k in _EXTRACTOR_KWARGS and type(v) is _EXTRACTOR_KWARGS[k]
+            and (type(v) is bool or 0 < v <= MAX_HIDDEN)
+            for k, v in value.items()
+        )  # fmt: skip
+        expected = f"a mapping of {sorted(_EXTRACTOR_KWARGS)} (sizes at most {MAX_HIDDEN})"
+    if not ok:
+        text = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise CheckpointError(f"{where}: its policy setting {key}={text}: expected {expected}")
+    return value
+
+
+def _check_arch(arch: Any, kind: str, where: str) -> None:
+    """Refuse (one line) a ``net_arch`` that is not SB3's form for `kind` or is too big to
+    build (agents/neural/network.py's bounds), before anything is built."""
+    if arch is None:
+        return
+    if kind == "policy" and isinstance(arch, dict):
+        unknown = sorted(set(arch) - {"pi", "vf"})
+        if unknown:
+            raise CheckpointError(
+                f"{where}: its net_arch has key(s) {unknown[:3]}: expected 'pi' and 'vf'"
+            )
+        heads = [(arch.get("pi", []), NUM_ACTIONS, 1), (arch.get("vf", []), 1, 1)]
+    elif kind == "policy":
+        heads = [(arch, NUM_ACTIONS, 1), (arch, 1, 1)]
+    else:  # a DQN: its network and the target network
+        heads = [(arch, NUM_ACTIONS, 2)]
+    for widths, outputs, copies in heads:
+        problem = MLPShape(OBS_SIZE + NUM_ACTIONS, widths, outputs, copies).size_problem()
+        if problem is not None:
+            raise CheckpointError(
+                f"{where}: its net_arch asks for {problem}, the bound in agents/neural/network.py"
+            )
+
+
+def _read_weights(weights: bytes, where: str) -> dict[str, Any]:
+    """policy.pth's tensors, read without running code, each finite and of WEIGHT_DTYPES."""
     import torch
 
+    problem = archive_problem(io.BytesIO(weights))
+    if problem is not None:
+        raise CheckpointError(
+            f"{where}: its policy.pth is damaged ({problem}): expected the weights model.save wrote"
+        )
+    try:
+        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for damaged files
+        raise CheckpointError(
+            f"{where}: its policy.pth is damaged or holds more than tensors ({type(e).__name__}"
+            "): expected the weights model.save wrote"
+        ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{where}: its policy.pth is not a dict of tensors: expected weights")
-    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    check_dtypes(state, where, "as model.save writes")
+    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
     if bad:
         raise CheckpointError(
             f"{where}: weight(s) {bad[:3]} hold non-finite values: expected finite weights"
         )
+    return state
+
+
+def _load_weights(policy: Any, state: Any, where: str) -> None:
     try:
         policy.load_state_dict(state)
     except RuntimeError as e:

@@ -20,6 +20,14 @@ module's ``state_dict``, read back with ``weights_only=True``: tensors only) and
 
 Every key but ``library`` is required and no other is accepted; the observation version,
 sizes and rules are checked as the neural agent checks a checkpoint's.
+
+Bounds before work, as for ``neural:`` checkpoints: the manifest's size
+(:data:`MAX_MANIFEST_BYTES`) and nesting, the weights file's size (``MAX_CHECKPOINT_BYTES``)
+and archive (stored members only, CRC-32 checked), the kwargs (a class's ``kwargs_problem``,
+when it has one: "mlp" takes at most ``MAX_LAYERS`` hidden layers of at most ``MAX_HIDDEN``,
+agents/neural/network.py), the number of weights of the module built on torch's ``meta``
+device (no memory; at most ``MAX_PARAMETERS``), and the weights' dtypes (``WEIGHT_DTYPES``)
+are checked before the module is built; each refusal is one line.
 """
 
 from __future__ import annotations
@@ -36,12 +44,15 @@ import torch
 from torch import nn
 
 from fourhundred_agents.neural.checkpoint import (
+    MAX_CHECKPOINT_BYTES,
     CheckpointError,
+    check_dtypes,
     read_checkpoint,
     require_same_game,
     resolve_checkpoint,
 )
 from fourhundred_agents.neural.files import archive_problem, model_file_kind
+from fourhundred_agents.neural.network import MAX_PARAMETERS, MLPShape
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, OBS_VERSION, require_obs_version
@@ -50,6 +61,8 @@ from fourhundred_env.rules import Rules
 FORMAT = "fourhundred-torch-policy-v1"
 MANIFEST_KEYS = ("format", "policy", "kwargs", "obs_version", "obs_size", "num_actions", "rules")
 OPTIONAL_KEYS = ("library",)
+MAX_MANIFEST_BYTES = 2**20
+"""The largest manifest read (1 MiB; save_torch_policy writes about 2 KB)."""
 
 TORCH_POLICIES: dict[str, type[nn.Module]] = {}
 """Name -> module class of the policies a manifest may name."""
@@ -95,6 +108,20 @@ class MLPPolicy(nn.Module):
         layers.append(nn.Linear(sizes[-1], num_actions))
         self.net = nn.Sequential(*layers)
         self.kwargs = {"hidden": [int(h) for h in hidden], "activation": activation}
+
+    @staticmethod
+    def kwargs_problem(kwargs: Mapping[str, Any]) -> str | None:
+        """Why a manifest's `kwargs` build no MLPPolicy of this game within the bounds of
+        agents/neural/network.py, in one phrase, or None (checked before building)."""
+        unknown = sorted(set(kwargs) - {"obs_size", "num_actions", "hidden", "activation"})
+        if unknown:
+            return f"unknown keyword(s) {unknown[:3]}"
+        for key, size in (("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
+            if key in kwargs and (kwargs[key] != size or isinstance(kwargs[key], bool)):
+                return f"{key}={str(kwargs[key])[:40]}: expected {size}"
+        if kwargs.get("activation", "tanh") not in _ACTIVATIONS:
+            return f"activation={str(kwargs['activation'])[:40]!r}: expected {list(_ACTIVATIONS)}"
+        return MLPShape(OBS_SIZE, kwargs.get("hidden", [256, 256]), NUM_ACTIONS).size_problem()
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """(K, obs_size) float32, (K, num_actions) bool -> (K, num_actions) masked logits."""
@@ -180,14 +207,17 @@ def load_torch_policy(
     manifest = _read_manifest(manifest_path, where)
     saved_rules = _check_manifest(manifest, rules, where)
     cls = TORCH_POLICIES[manifest["policy"]]
-    try:
-        module = cls(**manifest["kwargs"])
-    except (TypeError, ValueError) as e:
+    kwargs = manifest["kwargs"]
+    check = getattr(cls, "kwargs_problem", None)
+    problem = check(kwargs) if check is not None else None
+    if problem is not None:
         raise CheckpointError(
-            f"{where}: kwargs {manifest['kwargs']!r} do not build {cls.__name__} ({e}): expected "
-            "the keywords it was saved with"
-        ) from None
+            f"{where}: its kwargs ask {cls.__name__} for {problem}: expected the keywords it "
+            "was saved with, within the bounds of agents/neural/network.py"
+        )
+    _build(cls, kwargs, where, meta=True)  # the weights counted on no memory
     state = _read_weights(weights_path, where)
+    module = _build(cls, kwargs, where)
     try:
         module.load_state_dict(state)
     except RuntimeError as e:
@@ -202,6 +232,30 @@ def load_torch_policy(
     return TorchPolicy(module, meta, where_to)
 
 
+def _build(cls: type[nn.Module], kwargs: dict[str, Any], where: str, meta: bool = False) -> Any:
+    """`cls(**kwargs)`, on the meta device when `meta` (refused above MAX_PARAMETERS weights);
+    CheckpointError (one line) for kwargs that do not build it."""
+    try:
+        if not meta:
+            return cls(**kwargs)
+        with torch.device("meta"):
+            module = cls(**kwargs)
+    except (TypeError, ValueError, RuntimeError, OverflowError, RecursionError) as e:
+        text = repr(kwargs) if len(repr(kwargs)) <= 120 else repr(kwargs)[:117] + "..."
+        first = (str(e).splitlines() or [type(e).__name__])[0][:160]
+        raise CheckpointError(
+            f"{where}: kwargs {text} do not build {cls.__name__} ({first}): expected the "
+            "keywords it was saved with"
+        ) from None
+    count = sum(p.numel() for p in module.parameters()) + sum(b.numel() for b in module.buffers())
+    if count > MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{where}: its kwargs build {cls.__name__} with {count:,} weights: expected at most "
+            f"{MAX_PARAMETERS:,} (MAX_PARAMETERS, agents/neural/network.py)"
+        )
+    return module
+
+
 def _is_fourhundred_checkpoint(path: Path) -> bool:
     try:
         read_checkpoint(path)
@@ -212,7 +266,15 @@ def _is_fourhundred_checkpoint(path: Path) -> bool:
 
 def _read_manifest(path: Path, where: str) -> dict[str, Any]:
     try:
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            raise CheckpointError(
+                f"{where} is {size:,} bytes: expected at most {MAX_MANIFEST_BYTES:,} "
+                "(MAX_MANIFEST_BYTES), a manifest save_torch_policy writes"
+            )
         manifest = json.loads(path.read_text())
+    except RecursionError:
+        raise CheckpointError(f"{where} nests too deeply to read: expected a manifest") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(f"{where} is not readable JSON ({e}): expected a manifest") from None
     if not isinstance(manifest, dict):
@@ -267,6 +329,12 @@ def _check_manifest(manifest: dict[str, Any], rules: Rules | None, where: str) -
 def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
     if not path.is_file():
         raise CheckpointError(f"{where}: its weights {str(path)!r} do not exist: expected a file")
+    size = path.stat().st_size
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(
+            f"{where}: its weights {str(path)!r} are {size:,} bytes: expected at most "
+            f"{MAX_CHECKPOINT_BYTES:,} (MAX_CHECKPOINT_BYTES, agents/neural/checkpoint.py)"
+        )
     problem = archive_problem(path)
     if problem is not None:  # torch checks no CRC: a damaged file would load and play
         raise CheckpointError(
@@ -282,7 +350,8 @@ def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
         ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{where}: {str(path)!r} is not a state_dict: expected tensors")
-    bad = [k for k, v in state.items() if v.is_floating_point() and not torch.isfinite(v).all()]
+    check_dtypes(state, where, "as save_torch_policy writes")
+    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
     if bad:
         raise CheckpointError(f"{where}: weight(s) {bad[:3]} hold non-finite values")
     return state

@@ -307,16 +307,7 @@ def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
         raise CheckpointError(
             f"{where}: state_dict is not a mapping: expected the network's weights"
         )
-    for name, tensor in state_dict.items():
-        if not isinstance(tensor, torch.Tensor):
-            raise CheckpointError(f"{where}: weight {name!r} is not a tensor: expected tensors")
-        if tensor.layout != torch.strided or tensor.dtype not in WEIGHT_DTYPES:
-            kind = str(tensor.dtype if tensor.layout == torch.strided else tensor.layout)
-            allowed = " or ".join(str(d).removeprefix("torch.") for d in WEIGHT_DTYPES)
-            raise CheckpointError(
-                f"{where}: weight {name!r} is {kind.removeprefix('torch.')}: expected {allowed} "
-                "(WEIGHT_DTYPES), as the trainer writes"
-            )
+    check_dtypes(state_dict, where)
     with torch.device("meta"):
         shapes = {k: tuple(v.shape) for k, v in cls(config).state_dict().items()}
     missing = [k for k in shapes if k not in state_dict]
@@ -338,6 +329,23 @@ def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
             raise CheckpointError(
                 f"{where}: weight {name!r} holds {bad} non-finite value(s) (NaN or infinity): "
                 "expected finite weights (a diverged run?)"
+            )
+
+
+def check_dtypes(
+    state_dict: Mapping[str, Any], where: str, how: str = "as the trainer writes"
+) -> None:
+    """Refuse (one line) a weight that is not a dense tensor of WEIGHT_DTYPES (an int32 or a
+    float64 weight too: no model file of ours or of SB3 holds one)."""
+    for name, tensor in state_dict.items():
+        if not isinstance(tensor, torch.Tensor):
+            raise CheckpointError(f"{where}: weight {name!r} is not a tensor: expected tensors")
+        if tensor.layout != torch.strided or tensor.dtype not in WEIGHT_DTYPES:
+            kind = str(tensor.dtype if tensor.layout == torch.strided else tensor.layout)
+            allowed = " or ".join(str(d).removeprefix("torch.") for d in WEIGHT_DTYPES)
+            raise CheckpointError(
+                f"{where}: weight {name!r} is {kind.removeprefix('torch.')}: expected {allowed} "
+                f"(WEIGHT_DTYPES), {how}"
             )
 
 

@@ -2,14 +2,17 @@
 unpickled), so that each loader can refuse another library's file by naming the spec that
 plays it: ``neural:model.zip`` says it is a Stable-Baselines3 model (``sb3:``), ``sb3:policy.pt``
 that it is a torch file. :func:`archive_problem` checks a torch file's archive whole before
-torch reads any of it; :func:`resolve_checkpoint` finds a bundled file from any directory.
+torch reads any of it, :func:`unpacked_size_problem` what any zip would unpack to (a zip
+bomb) from its directory alone; :func:`resolve_checkpoint` finds a bundled file from any
+directory.
 """
 
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 FileKind = Literal["missing", "sb3", "torch", "manifest", "zip", "other"]
 PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
@@ -52,7 +55,33 @@ def model_file_kind(path: str | Path) -> FileKind:
     return "zip"
 
 
-def archive_problem(path: str | Path) -> str | None:
+def unpacked_size_problem(
+    source: str | Path | IO[bytes], members: Mapping[str, int], total: int
+) -> str | None:
+    """Why the zip archive `source` would unpack too big, in one phrase, or None: a member named
+    in `members` declaring more bytes than its bound there, or all members together more than
+    `total`. Reads the zip's directory only; :mod:`zipfile` never unpacks a member past the
+    size its directory declares (a member that lies fails its CRC-32), so these bounds hold
+    for what is read. A zip that cannot be read at all is left to the reader's own message."""
+    try:
+        with zipfile.ZipFile(source) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError):
+        return None
+    for info in infos:
+        bound = members.get(info.filename)
+        if bound is not None and info.file_size > bound:
+            return (
+                f"its member {info.filename!r} unpacks to {info.file_size:,} bytes: expected at "
+                f"most {bound:,}"
+            )
+    size = sum(info.file_size for info in infos)
+    if size > total:
+        return f"its {len(infos)} members unpack to {size:,} bytes: expected at most {total:,}"
+    return None
+
+
+def archive_problem(path: str | Path | IO[bytes]) -> str | None:
     """Why the zip archive at `path` cannot be trusted, in one phrase, or None when every member
     is stored uncompressed (as ``torch.save`` writes them, so nothing read is larger than the
     file), named once, and reads back with its CRC-32 right. torch itself checks no CRC: a file

@@ -11,6 +11,7 @@ training and play cannot drift apart.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass
 
 import torch
@@ -79,6 +80,52 @@ def size_problem(bounds: dict[str, tuple[int, int, str]], config: object) -> str
             "(MAX_PARAMETERS)"
         )
     return None
+
+
+@dataclass(frozen=True)
+class MLPShape:
+    """The shape of a plain MLP read from another library's file (an SB3 ``net_arch``, a
+    ``torch:`` "mlp"'s ``hidden``): bounded by MAX_LAYERS, MAX_HIDDEN and MAX_PARAMETERS as
+    NetConfig is, before anything is built. `widths` as the file gives them (any JSON value:
+    :meth:`size_problem` checks them first)."""
+
+    inputs: int
+    """Width of the input (the observation, or the observation and the mask)."""
+    widths: object
+    """The hidden layers' widths: expected a list of positive integers."""
+    outputs: int
+    """Width of the output layer."""
+    copies: int = 1
+    """How many networks of this shape are built (a DQN's target network: 2)."""
+
+    def num_parameters(self) -> int:
+        """The number of weights (worked out, not built); `widths` already checked."""
+        sizes = [self.inputs, *self.widths, self.outputs]  # type: ignore[misc]
+        return self.copies * sum((a + 1) * b for a, b in itertools.pairwise(sizes))
+
+    def size_problem(self) -> str | None:
+        """What makes these widths unusable or too big to build, in one phrase, or None."""
+        widths = self.widths
+        if not isinstance(widths, (list, tuple)):
+            return f"hidden layers {_short(widths)}: expected a list of positive integers"
+        if len(widths) > MAX_LAYERS:
+            return f"layers={_number(len(widths))}: expected at most {MAX_LAYERS} (MAX_LAYERS)"
+        for width in widths:
+            if not (isinstance(width, int) and not isinstance(width, bool) and width > 0):
+                return f"a hidden layer of width {_short(width)}: expected positive integers"
+        return size_problem(
+            {"layers": (len(widths), MAX_LAYERS, "MAX_LAYERS"),
+             "hidden": (max(widths, default=0), MAX_HIDDEN, "MAX_HIDDEN")},
+            self,
+        )  # fmt: skip
+
+
+def _short(value: object) -> str:
+    """repr(value) cut to 60 characters (an int too long to print shown by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _number(value) if value >= 0 else "-" + _number(-value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _number(value: int) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
@@ -46,9 +47,11 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
 __all__ = [
+    "BOT_ENV",
     "PROTOCOL",
     "PROTOCOL_VERSION",
     "ExternalAgent",
+    "bot_environment",
     "bot_seed",
     "game_key",
     "hello_message",
@@ -58,6 +61,18 @@ __all__ = [
 
 PROTOCOL = "fourhundred-bot"
 PROTOCOL_VERSION = 1
+BOT_ENV = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ")
+"""The runner's environment variables a bot gets (and every ``LC_*``); nothing else of it,
+so no token of the runner's reaches a bot (the protocol passes everything in ``hello``)."""
+
+
+def bot_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The allow-listed part of `environ` (default ``os.environ``): :data:`BOT_ENV` and
+    ``LC_*``."""
+    environ = dict(os.environ) if environ is None else environ
+    return {k: v for k, v in environ.items() if k in BOT_ENV or k.startswith("LC_")}
+
+
 _PHASES = {int(Phase.BID): "bid", int(Phase.PLAY): "play"}
 _SETTING = re.compile(r"(?s)(.*),sandbox=(\w*)\s*")
 
@@ -207,6 +222,9 @@ class ExternalAgent(SupervisedAgent):
 
     def _argv(self) -> list[str]:
         return self.argv
+
+    def _env(self) -> dict[str, str]:
+        return bot_environment()
 
     def _launch(self) -> BotProcess:
         if self.sandbox_kind is None:

@@ -19,8 +19,14 @@ What the bot may read (:func:`plan`): the system folders (``/usr``, ``/etc``, ``
 ``/lib*``, ``/sbin``), the installation of its interpreter (the prefix of ``.../bin/python``,
 a venv and the Python it was made from), the folders of the files its command line names (a
 bot's script and its neighbours), or the current folder when it names none
-(``python -m my_bot``). The paths given to :func:`protect_paths` (a tournament's out dir and
-database) are hidden even inside those (an empty folder, an empty file).
+(``python -m my_bot``). The paths given to :func:`protect_paths` (a tournament's out dir, its
+database, the deal key) are hidden even inside those, by name, with a database's ``-journal``,
+``-wal``, ``-shm`` and ``.lock``, whether they exist yet or not: a folder holding one is shown
+as a fresh read-only folder of the entries it had when the bot started, the hidden ones left
+out, so a journal SQLite makes later never appears in it.
+
+The bot's environment is an allow-list of the runner's
+(:func:`fourhundred_agents.remote.external.bot_environment`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -87,8 +94,8 @@ def resolve_mode(mode: str | None) -> str:
 
 
 def protect_paths(paths: Iterable[str | os.PathLike[str]]) -> None:
-    """Hide `paths` (and a database's ``-wal``, ``-shm``, ``-journal`` and ``.lock`` files) from
-    every bot sandboxed from now on, in this process and the ones it starts."""
+    """Hide `paths` (and a database's ``-wal``, ``-shm``, ``-journal`` and ``.lock`` files, made
+    yet or not) from every bot sandboxed from now on, in this process and the ones it starts."""
     known = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     for path in paths:
         text = os.path.abspath(os.fspath(path))
@@ -97,19 +104,28 @@ def protect_paths(paths: Iterable[str | os.PathLike[str]]) -> None:
     os.environ[HIDE_ENV] = os.pathsep.join(known)
 
 
+HIDDEN_SUFFIXES = ("-wal", "-shm", "-journal", ".lock")
+"""The names hidden beside each protected path (a database's journals and lock), whether or
+not they exist yet."""
+
+
 @dataclass(frozen=True)
 class Plan:
     """What one sandboxed bot sees besides the system folders."""
 
     read_only: tuple[str, ...]
-    """Folders bound read-only (absolute, none inside another)."""
-    hidden_dirs: tuple[str, ...]
-    """Protected folders inside those, shown empty."""
-    hidden_files: tuple[str, ...]
-    """Protected files inside those, shown empty."""
-    cwd: str
+    """Folders bound read-only whole (absolute, none inside another, no hidden path inside)."""
+    listed: tuple[str, ...] = ()
+    """Folders holding a hidden path: each shown as a fresh read-only folder holding the
+    entries it had when the plan was made, hidden ones left out, so that a hidden name (a
+    database's journal) created later never appears. Parents come first."""
+    binds: tuple[str, ...] = ()
+    """The entries of `listed` folders bound read-only (files and folders)."""
+    links: tuple[tuple[str, str], ...] = ()
+    """The symbolic links of `listed` folders: (path, target), made again inside."""
+    cwd: str = "/"
     """The working directory (the caller's; created empty when nothing bound holds it)."""
-    make_cwd: bool
+    make_cwd: bool = False
     """True when `cwd` is not inside a bound folder and must be created."""
 
 
@@ -187,18 +203,44 @@ def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | No
             kept.append(folder)
     if hidden is None:
         hidden = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
-    hidden_dirs, hidden_files = [], []
-    for base in hidden:
-        base = os.path.abspath(base)
-        for path in (base, *(base + s for s in ("-wal", "-shm", "-journal", ".lock"))):
-            if not _under(path, kept):
+    names = sorted({os.path.abspath(base) + s for base in hidden for s in ("", *HIDDEN_SUFFIXES)})
+    read_only: list[str] = []
+    listed: set[str] = set()
+    for root in kept:
+        inside = [h for h in names if _under(h, [root])]
+        if _under(root, names):
+            continue  # the folder itself is hidden: nothing of it is bound
+        if not inside:
+            read_only.append(root)
+            continue
+        for name in inside:  # every existing folder from the root down to the hidden name
+            folder = os.path.dirname(name)
+            chain = []
+            while _under(folder, [root]):
+                chain.append(folder)
+                folder = os.path.dirname(folder)
+            for f in reversed(chain):  # from the root down, up to a link or a missing folder
+                if os.path.islink(f) or not os.path.isdir(f):
+                    break  # what lies past a link is not bound: nothing to hide there
+                listed.add(f)
+    binds: list[str] = []
+    links: list[tuple[str, str]] = []
+    for folder in sorted(listed):
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:
+            entries = []
+        for entry in entries:
+            path = os.path.join(folder, entry)
+            if path in listed or _under(path, names):
                 continue
-            if os.path.isdir(path):
-                hidden_dirs.append(path)
-            elif os.path.exists(path):
-                hidden_files.append(path)
-    return Plan(tuple(kept), tuple(sorted(set(hidden_dirs))), tuple(sorted(set(hidden_files))),
-                cwd, not (_under(cwd, kept) or _is_system(cwd)))  # fmt: skip
+            if os.path.islink(path):
+                links.append((path, os.readlink(path)))
+            elif os.path.isdir(path) or os.path.isfile(path):
+                binds.append(path)
+    seen = _under(cwd, [*read_only, *binds]) or cwd in listed or _is_system(cwd)
+    return Plan(tuple(read_only), tuple(sorted(listed)), tuple(binds), tuple(links), cwd,
+                not seen)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -224,14 +266,18 @@ def _bwrap_argv(bwrap: str, argv: Sequence[str], p: Plan) -> list[str]:
         elif os.path.isdir(d):
             out += ["--ro-bind", d, d]
     out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    if p.make_cwd:
-        out += ["--dir", p.cwd]
     for folder in p.read_only:
         out += ["--ro-bind", folder, folder]
-    for folder in p.hidden_dirs:
+    for folder in p.listed:
         out += ["--tmpfs", folder]
-    for file in p.hidden_files:
-        out += ["--ro-bind", "/dev/null", file]
+    for path in p.binds:
+        out += ["--ro-bind", path, path]
+    for path, target in p.links:
+        out += ["--symlink", target, path]
+    if p.make_cwd:
+        out += ["--dir", p.cwd]
+    for folder in reversed(p.listed):
+        out += ["--remount-ro", folder]
     return [*out, "--chdir", p.cwd, "--", *argv]
 
 
@@ -262,14 +308,31 @@ def _unshare_script(tools: dict[str, str], p: Plan) -> str:
         lines.append(f'{t["mount"]} --bind /dev/{dev} "$r/dev/{dev}"')
     lines.append(f'{t["mount"]} -t tmpfs tmpfs "$r/tmp"')
     lines.append(f'{t["mount"]} -t tmpfs tmpfs "$r/dev/shm"')
-    if p.make_cwd:
-        lines.append(f'{t["mkdir"]} -p "$r"{q(p.cwd)}')
     for folder in p.read_only:
         bind(folder)
-    for folder in p.hidden_dirs:
-        lines.append(f'{t["mount"]} -t tmpfs -o ro,mode=0555 tmpfs "$r"{q(folder)}')
-    for file in p.hidden_files:
-        lines.append(f'{t["mount"]} --bind /dev/null "$r"{q(file)}')
+    for folder in p.listed:  # filled, then made read-only
+        lines.append(f'{t["mkdir"]} -p "$r"{q(folder)}')
+        lines.append(f'{t["mount"]} -t tmpfs -o mode=0755 tmpfs "$r"{q(folder)}')
+    # the entries of listed folders: their mount points made in two commands, each bound
+    # read-only in one (mount(8) remounts a plain bind read-only itself); one holding other
+    # mounts is bound as above, every mount under it read-only
+    folders = [path for path in p.binds if os.path.isdir(path)]
+    files = [path for path in p.binds if path not in folders]
+    for tool, paths in (("mkdir", folders), ("touch", files)):
+        if paths:
+            lines.append(" ".join([t[tool], *(f'"$r"{q(path)}' for path in paths)]))
+    mounted = _mount_points()
+    for path in p.binds:
+        if path in folders and any(_under(m, [path]) and m != path for m in mounted):
+            bind(path)
+        else:
+            lines.append(f'{t["mount"]} --bind -o ro {q(path)} "$r"{q(path)}')
+    for path, target in p.links:
+        lines.append(f'{t["ln"]} -s {q(target)} "$r"{q(path)}')
+    if p.make_cwd:
+        lines.append(f'{t["mkdir"]} -p "$r"{q(p.cwd)}')
+    for folder in reversed(p.listed):
+        lines.append(f'{t["mount"]} -o remount,ro "$r"{q(folder)}')
     lines += [
         'cd "$r"',
         f"{t['mkdir']} .old",
@@ -281,6 +344,20 @@ def _unshare_script(tools: dict[str, str], p: Plan) -> str:
         f'exec {t["setpriv"]} --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
     ]
     return "\n".join(lines)
+
+
+def _mount_points() -> list[str]:
+    """The mount points of this process's namespace (/proc/self/mountinfo; [] if unreadable)."""
+    try:
+        text = Path("/proc/self/mountinfo").read_text()
+    except OSError:
+        return []
+    points = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 4:  # octal escapes: \040 for a space
+            points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4]))
+    return points
 
 
 def _tools() -> dict[str, str] | None:
@@ -319,7 +396,7 @@ def _works(kind: str) -> bool:
     if sh is None:
         return False
     try:
-        box = sandbox([sh, "-c", "exit 0"], kind, Plan((), (), (), "/", False))
+        box = sandbox([sh, "-c", "exit 0"], kind, Plan(()))
     except ConfigError:
         return False
     try:

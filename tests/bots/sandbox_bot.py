@@ -8,6 +8,11 @@ tests/test_bot_sandbox.py).
     python sandbox_bot.py fork TOKEN        # at hello: a child that calls setsid and sleeps
     python sandbox_bot.py fork-exit TOKEN   # at its first act: a child (same group), then exits
     python sandbox_bot.py log               # 2 MB to stderr before each answer
+    python sandbox_bot.py look PATH...      # at each act: one stderr line "probe n=K P1 P2 ...
+                                            # write=W env=NAMES", each Pi ok (read a byte),
+                                            # empty or denied, W whether it could write a file
+                                            # in its own folder, NAMES its environment's
+                                            # variables
 """
 
 import json
@@ -17,6 +22,7 @@ import subprocess
 import sys
 
 mode, args = sys.argv[1], sys.argv[2:]
+here = os.path.dirname(os.path.abspath(__file__))
 
 
 def send(message):
@@ -61,6 +67,22 @@ def sleeper(token, new_session):
                      stdout=subprocess.DEVNULL, start_new_session=new_session)  # fmt: skip
 
 
+def look(count):
+    seen = [f"n={count}"]
+    for path in args:
+        try:
+            with open(path, "rb") as f:
+                seen.append("ok" if f.read(1) else "empty")
+        except OSError:
+            seen.append("denied")
+    seen.append(
+        "write=" + attempt(lambda: open(os.path.join(here, "written"), "w").close() is None)
+    )
+    seen.append("env=" + ",".join(sorted(os.environ)))
+    print("probe " + " ".join(seen), file=sys.stderr, flush=True)
+
+
+acts = 0
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "bye":
@@ -75,6 +97,9 @@ for line in sys.stdin:
     if mode == "fork-exit":
         sleeper(args[0], new_session=False)
         sys.exit(5)
+    acts += 1
+    if mode == "look":
+        look(acts)
     if mode == "log":
         sys.stderr.write(("x" * 999 + "\n") * 2000)  # 2 MB
         sys.stderr.flush()
