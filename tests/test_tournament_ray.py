@@ -26,8 +26,11 @@ FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))
 
 
 def _cfg(folder: Path, **kw):
+    # public deals: a Ray run and the local one are two tournaments, which deal alike only
+    # from the seed (each secret-dealt one draws its own secret)
     values = dict(agents=STOCHASTIC, matches=4, seed=23, max_hands=3, workers=2, progress=False,
-                  out_dir=str(folder), bootstrap=0, chunk_matches=2, table_batch=3)  # fmt: skip
+                  out_dir=str(folder), bootstrap=0, chunk_matches=2, table_batch=3,
+                  deals="public")  # fmt: skip
     values.update(kw)
     return load_config(None, values)
 

@@ -27,13 +27,8 @@ from fourhundred_agents.remote.modules import import_agent_modules
 from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_tournament.config import TournamentConfig
 from fourhundred_tournament.db import DatabaseMismatchError, MatchRow, ResultsDB
-from fourhundred_tournament.deals import (
-    deals_row,
-    deals_scheme,
-    key_file,
-    read_deals,
-    with_real_paths,
-)
+from fourhundred_tournament.db.ladder import pairing_secrets
+from fourhundred_tournament.deals import deals_row, deals_scheme, read_deals, with_real_paths
 from fourhundred_tournament.planning import Job, Pairing, plan_jobs, seeding_meta
 from fourhundred_tournament.runner import Records, run_job
 
@@ -91,9 +86,9 @@ def run_tournament(
     check_agents(cfg)
     fingerprint = cfg.fingerprint()
     t0 = time.perf_counter()
-    deals = {"deals": deals_row(cfg.deals, cfg.seed)}  # recorded by a new database only
-    # a sandboxed bot cannot read the results or the deal key, even in its own folder
-    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path, key_file()]))
+    deals = {"deals": deals_row(cfg.deals)}  # a fresh secret, recorded by a new database only
+    # a sandboxed bot cannot read the results (which hold the secret), even in its own folder
+    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path]))
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
     cluster = connect_backend(cfg)
     try:
@@ -148,9 +143,10 @@ def play_pairings(
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     dropped = db.drop_unfinished()
-    # the database's own deals (fourhundred_tournament.deals): a resume deals what the first run dealt
+    # the database's own deals (fourhundred_tournament.deals): a resume deals what the first run
+    # dealt; a ladder's pairing deals from its event's secret
     secret = read_deals(db.meta(), f"database {str(db.path)!r}")
-    jobs = plan_jobs(cfg, db.finished_games(), pairings, secret)
+    jobs = plan_jobs(cfg, db.finished_games(), pairings, secret, pairing_secrets(db))
     total = 2 * sum(p.matches for p in pairings)
     todo = sum(len(j.games) for j in jobs)
     bar = _progress(cfg, total, total - todo, desc)
