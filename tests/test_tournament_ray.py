@@ -103,7 +103,7 @@ def test_a_killed_driver_resumes_with_the_rows_of_a_straight_run(
             "23", "--max-hands", "3", "--chunk-matches", "2", "--table-batch", "3",
             "--backend", "ray", "--address", address, "--db", str(cfg.db_path), "--out",
             str(tmp_path / "out"), "--no-progress", "--bootstrap", "0",
-            "--set", "flush_seconds=0.05"]  # fmt: skip
+            "--set", "flush_seconds=0.05", "--deals", "public"]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         _wait_for_rows(proc, cfg.db_path, 1)
