@@ -144,7 +144,7 @@ def _planted_spec(tmp_path: Path) -> tuple[str, Path]:
     marker = tmp_path / "ran"
     public = tmp_path / "public.txt"
     public.write_text("anyone's file\n")
-    code = f"import pathlib; pathlib.Path({str(marker)!r}).touch()"
+    code = f'import pathlib; pathlib.Path("{marker}").touch()'  # (inside single quotes)
     return f"cmd:{sys.executable} -c '{code}' {public},sandbox=off", marker
 
 
