@@ -5,8 +5,8 @@ games against `--opponent` for `--hands` hands each, so it sits at all four seat
 has its own bot process, as in a tournament. Reported: its hello, the decisions it made and
 their times, every protocol error, illegal action, crash or timeout (with what it wrote to
 stderr), and the slow moves. Exit code 0 when there was none of those, 1 otherwise. The bot
-runs in the sandbox a tournament run here with the defaults gives it (its out dir, database
-and the deal key hidden), so a bot that passes here starts there.
+runs in the sandbox a tournament run here with the defaults gives it (its out dir and database
+hidden), so a bot that passes here starts there.
 """
 
 from __future__ import annotations
@@ -45,16 +45,16 @@ def run(args: argparse.Namespace) -> int:
     from fourhundred_env.errors import FourHundredError
     from fourhundred_env.rules import Rules
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.deals import key_file, with_real_paths
+    from fourhundred_tournament.deals import with_real_paths
     from fourhundred_tournament.runner import LockstepRunner, Records, close_agents
 
     check_seed(args.seed)
     if args.hands < 1:
         raise FourHundredError(f"--hands {args.hands}: expected 1 or more")
     # the sandbox a tournament run here with the defaults gives the bot: its out dir, its
-    # database and the deal key hidden (a bot that starts here starts there too)
+    # database hidden (a bot that starts here starts there too)
     default = load_config(None, {"agents": ["random", "heuristic"]})
-    protect_paths(with_real_paths([default.out_dir, default.db_path, key_file()]))
+    protect_paths(with_real_paths([default.out_dir, default.db_path]))
     rules = Rules(move_time_limit_s=args.time_limit, move_hard_limit_s=args.hard_limit)
     label = f"cmd:{args.command}"
     # a bad opponent spec is refused before the bot's processes start

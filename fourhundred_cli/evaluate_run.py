@@ -186,7 +186,8 @@ def _to_ladder(
             continue
         add_bots(path, [spec], matches, seed=None if path.exists() else config.seed,
                  rules=None if path.exists() else config.rules, info={spec: info}, play=play,
-                 anchor=label if not path.exists() else None)  # fmt: skip
+                 anchor=label if not path.exists() else None,
+                 run=[label])  # the opponent: named by this command (or its run's config)  # fmt: skip
     with ReadOnlyResults(path) as db:
         report = ladder_report(db)
     ref = next((b for b in report["bots"] if b["label"] == label), None)

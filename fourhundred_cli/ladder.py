@@ -35,6 +35,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "created (default 200)")  # fmt: skip
     add.add_argument("--anchor", metavar="BOT", help="pin this bot at 1500 from now on "
                      "(default: the ladder's anchor, or none: the mean is 1500)")  # fmt: skip
+    add.add_argument("--deals", choices=("secret", "public"),
+                     help="secret: each event dealt from a secret of its own, drawn from the "
+                     "operating system's randomness; public: every event from the seed alone, "
+                     "so anyone who knows the seed predicts every card (taken only when named, "
+                     "for a new ladder or one of public deals) (default secret)")  # fmt: skip
+    add.add_argument("--run", action="append", default=[], metavar="SPEC",
+                     help="a program bot (cmd:) already on the ladder that this add may start, "
+                     "its spec as the ladder shows it: a spec read from the database never "
+                     "starts a program by itself; repeatable (default: none)")  # fmt: skip
     play_arguments(add)
     _report_flags(add)
     report = sub.add_parser("report", formatter_class=fmt, help="report what a ladder (or any "
@@ -96,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             s = add_bots(
                 args.db, args.specs, args.matches, seed=args.seed, rules=args.rules,
                 max_hands=args.max_hands, anchor=args.anchor, play=play_settings(args),
+                deals=args.deals, run=args.run,
             )  # fmt: skip
         except KeyboardInterrupt:
             print(f"\ninterrupted: finished games are saved in {args.db}; rerun the same "

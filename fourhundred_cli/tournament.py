@@ -41,9 +41,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int,
                    help=f"seed of the deals (see --deals) and the agents (default {default('seed')})")  # fmt: skip
     p.add_argument("--deals", choices=("secret", "public"),
-                   help="secret: dealt from a secret keyed by the seed and your deal key "
-                   "(~/.config/fourhundred/deal.key), which no bot can recompute; public: from "
-                   f"the seed alone (default {default('deals')})")  # fmt: skip
+                   help="secret: dealt from a secret drawn afresh for this tournament from the "
+                   "operating system's randomness and kept in its database, which no bot can "
+                   "recompute; public: from the seed alone, so anyone who knows the seed "
+                   f"predicts every card (default {default('deals')})")  # fmt: skip
     p.add_argument("--rules", help="rules preset: wiki or pagat (default wiki)")
     p.add_argument("--max-hands", type=int,
                    help="stop a match after this many hands: a draw "

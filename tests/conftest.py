@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,20 +10,6 @@ from typing import Any
 import pytest
 
 RESULTS_AGENTS = ("heuristic", "minbid", "random")
-TEST_DEAL_KEY = bytes(range(32))
-"""The deal key of the test session (32 bytes, as tournament/deals.py reads it)."""
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Tournaments of the tests deal from a fixed key of their own (tournament/deals.py), so
-    that they deal the same cards on every machine and never touch the ~/.config key of whoever
-    runs them; child processes inherit it."""
-    if "FOURHUNDRED_DEAL_KEY" not in os.environ:
-        folder = tempfile.mkdtemp(prefix="fourhundred-deal-key-")
-        path = os.path.join(folder, "deal.key")
-        with open(path, "wb") as f:
-            f.write(TEST_DEAL_KEY)
-        os.environ["FOURHUNDRED_DEAL_KEY"] = path
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +58,6 @@ def ray_instance():
     """One local Ray instance (2 CPUs) shared by every test that uses Ray: it takes seconds
     to start. Skips without Ray (the `ray` extra), or fails with FOURHUNDRED_REQUIRE_RAY=1
     (CI). Yields the ray module; the instance is stopped at the end of the session."""
-    import os
 
     try:
         import ray

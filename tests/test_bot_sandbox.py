@@ -27,7 +27,6 @@ from fourhundred_env import Engine, Rules
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.view import seat_view
 from fourhundred_tournament.config import load_config
-from fourhundred_tournament.deals import KEY_ENV
 from fourhundred_tournament.parallel import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -279,12 +278,13 @@ def _probe_after(bot: ExternalAgent, count: int, seconds: float = 30.0) -> list[
     raise AssertionError(f"no probe n={count}: {bot.stderr_tail()!r}")
 
 
-def test_a_bot_reads_no_journal_made_after_it_started_nor_the_deal_key(
+def test_a_bot_reads_no_journal_made_after_it_started_nor_a_protected_file(
     kind: str, tmp_path: Path, monkeypatch
 ) -> None:
     """The database lives in the bot's own folder (--db there); it does not exist when the
     bot starts, and its journals appear later, as SQLite writes: hidden by name all the same.
-    So is a deal key in that folder. The folder, shown entry by entry, stays read-only."""
+    So is any other protected file there (an owner's secret). The folder, shown entry by entry,
+    stays read-only."""
     folder = tmp_path / "bot"
     folder.mkdir()
     script = folder / "bot.py"
@@ -350,12 +350,11 @@ def test_the_documented_layout_plays_under_the_unshare_fallback(
     no_bwrap: None, tmp_path: Path, monkeypatch, db: str | None
 ) -> None:
     """`cmd:python my_bot.py` with the bot in the working folder, the default --out, --db
-    anywhere (in the bot's folder too) and the deal key there: every move is the bot's."""
+    anywhere (in the bot's folder too): every move is the bot's."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "my_bot.py").write_text(SIMPLE.read_text())
     monkeypatch.chdir(work)
-    monkeypatch.setenv(KEY_ENV, str(work / "deal.key"))
     argv = ["tournament", "--agents", f"cmd:{sys.executable} my_bot.py,sandbox=require",
             "random", "--matches", "1", "--max-hands", "2", "--workers", "1", "--no-progress",
             "--bootstrap", "0", *(["--db", db] if db else [])]  # fmt: skip
@@ -380,7 +379,6 @@ def test_a_bot_that_cannot_start_in_the_sandbox_is_a_failed_run(
     (work / "runs" / "tournament").mkdir(parents=True)
     (work / "runs" / "tournament" / "bot.py").write_text(SIMPLE.read_text())
     monkeypatch.chdir(work)
-    monkeypatch.setenv(KEY_ENV, str(work / "deal.key"))
     command = f"{sys.executable} runs/tournament/bot.py"
     argv = ["tournament", "--agents", f"cmd:{command}", "random", "--matches", "1",
             "--max-hands", "2", "--workers", "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip

@@ -202,10 +202,19 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, capsys) -> Non
     assert not db.exists()
     add_bots(db, ["random", "minbid"], **SMALL)
     before = db.read_bytes()
+    public = ["--deals", "public"]  # its deals, named (issue 58)
     cases = [
-        (["ladder", "add", "random", "--db", str(db)], "already on the ladder"),
-        (["ladder", "add", "heuristic", "--db", str(db), "--seed", "3"], "is a ladder of seed 0"),
+        (["ladder", "add", "random", "--db", str(db), *public], "already on the ladder"),
+        (
+            ["ladder", "add", "heuristic", "--db", str(db), "--seed", "3", *public],
+            "is a ladder of seed 0",
+        ),
         (["ladder", "add", "heuristic:nope=1", "--db", str(db)], "nope"),
+        (["ladder", "add", "heuristic", "--db", str(db)], "expected --deals public"),
+        (
+            ["ladder", "add", "heuristic", "--db", str(db), "--deals", "secret"],
+            "predicts every card",
+        ),
         (["ladder", "remove", "heuristic", "--db", str(db)], "expected one of the bots"),
         (["tournament", "--agents", "random", "minbid", "--db", str(db)], "is a ladder"),
     ]

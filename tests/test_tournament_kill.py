@@ -32,8 +32,10 @@ MAX_HANDS = 30
 
 def _args(agents: list[str], matches: int, db: Path) -> list[str]:
     """The command line of the run that is interrupted: two workers, small jobs and tables,
-    rows flushed often, so that a kill lands mid-run with games in flight."""
-    return [FOURHUNDRED, "tournament", "--agents", *agents, "--matches", str(matches),
+    rows flushed often, so that a kill lands mid-run with games in flight. Public deals: the
+    straight run is another tournament, which deals alike only from the seed (a secret-dealt
+    resume: tests/test_fair_strangers.py)."""
+    return [FOURHUNDRED, "tournament", "--deals", "public", "--agents", *agents, "--matches", str(matches),
             "--max-hands", str(MAX_HANDS), "--seed", "5", "--db", str(db), "--out",
             str(db.parent / "out"), "--workers", "2", "--table-batch", "4", "--chunk-matches",
             "2", "--no-progress", "--bootstrap", "0", "--set", "flush_seconds=0.05"]  # fmt: skip
@@ -74,7 +76,8 @@ def straight(tmp_path_factory) -> dict[str, Path]:
         folder = tmp_path_factory.mktemp(f"straight-{name}")
         cfg = load_config(None, dict(agents=agents, matches=MATCHES[name], max_hands=MAX_HANDS,
                                      seed=5, workers=1, table_batch=3, chunk_matches=7,
-                                     progress=False, bootstrap=0, out_dir=str(folder)))  # fmt: skip
+                                     progress=False, bootstrap=0, out_dir=str(folder),
+                                     deals="public"))  # fmt: skip
         run_tournament(cfg)
         out[name] = cfg.db_path
     return out

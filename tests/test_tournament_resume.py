@@ -24,8 +24,11 @@ STOCHASTIC = ["heuristic:epsilon=0.3", "random", "pimc:worlds=2",
 
 
 def _cfg(tmp_path: Path, name: str, **kw) -> TournamentConfig:
+    # public deals: separate runs deal alike only from the seed (each secret-dealt tournament
+    # draws its own secret; its resume: tests/test_fair_strangers.py)
     values = dict(agents=STOCHASTIC, matches=2, seed=11, max_hands=3, workers=1, progress=False,
-                  out_dir=str(tmp_path / name), bootstrap=0, chunk_matches=2, table_batch=8)  # fmt: skip
+                  out_dir=str(tmp_path / name), bootstrap=0, chunk_matches=2, table_batch=8,
+                  deals="public")  # fmt: skip
     values.update(kw)
     return load_config(None, values)
 

@@ -25,21 +25,13 @@ from fourhundred_tournament.db import (
     ReadOnlyResults,
     ResultsDB,
 )
-from fourhundred_tournament.deals import KEY_ENV, read_deals
+from fourhundred_tournament.deals import read_deals
 from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game, tournament_info
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"agents": ["heuristic", "random"], "matches": 2, "seed": 5, "max_hands": 3,
          "workers": 1, "progress": False, "bootstrap": 0}  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def deal_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Each test has a deal key of its own (never the user's)."""
-    path = tmp_path / "keys" / "deal.key"
-    monkeypatch.setenv(KEY_ENV, str(path))
-    return path
 
 
 def _rows(path: Path, table: str = "hands") -> list[tuple]:
@@ -165,45 +157,45 @@ def test_a_cheating_bot_predicts_the_unseen_cards_at_chance_with_secret_deals(
     assert _accuracy(lines, 5) == 1.0
 
 
-def test_the_same_seed_and_key_give_the_same_deals_and_the_database_keeps_its_secret(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_same_seed_deals_otherwise_and_the_database_keeps_its_secret(
+    tmp_path: Path,
 ) -> None:
     first, again = _cfg(tmp_path, "first"), _cfg(tmp_path, "again")
     run_tournament(first)
     run_tournament(again)
-    assert _results(first.db_path) == _results(again.db_path)  # reproducible for its owner
+    # each tournament draws its own secret (issue 58): the same seed deals otherwise
+    assert _results(first.db_path) != _results(again.db_path)
+    with ReadOnlyResults(first.db_path) as a, ReadOnlyResults(again.db_path) as b:
+        assert read_deals(a.meta()) != read_deals(b.meta())
     public = _cfg(tmp_path, "public", deals="public")
     run_tournament(public)
     assert _results(public.db_path) != _results(first.db_path)  # not the seed's own deals
-    # another key (another account): other deals for the same seed...
-    monkeypatch.setenv(KEY_ENV, str(tmp_path / "other.key"))
-    other = _cfg(tmp_path, "other")
-    run_tournament(other)
-    assert _results(other.db_path) != _results(first.db_path)
-    # ...but a database resumes with its own secret, whatever the key
+    # a database resumes with its own secret: a resumed run's rows are a straight run's
+    straight = _results(again.db_path)
     con = sqlite3.connect(again.db_path)
     with con:
         con.execute("DELETE FROM matches WHERE match_id = 1")
     con.close()
     run_tournament(again)
-    assert _results(again.db_path) == _results(first.db_path)
+    assert _results(again.db_path) == straight
     # and it refuses a run asking for other deals, in one line
     assert cli_main(["tournament", "--agents", "heuristic", "random", "--matches", "2",
                      "--seed", "5", "--max-hands", "3", "--workers", "1", "--db",
                      str(again.db_path), "--out", str(tmp_path / "x")]) == 0  # fmt: skip
+    assert _results(again.db_path) == straight
     with pytest.raises(Exception, match="secret deals, this run asks for public deals"):
         run_tournament(_cfg(tmp_path, "again", deals="public"))
 
 
 # -- the sandbox's view of a tournament --------------------------------------------------------
 def test_a_tournament_hides_its_files_from_sandboxed_bots(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deal_key: Path
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FOURHUNDRED_SANDBOX_HIDE", "")
     cfg = _cfg(tmp_path, "hidden")
     run_tournament(cfg)
     hidden = os.environ["FOURHUNDRED_SANDBOX_HIDE"].split(os.pathsep)
-    for path in (cfg.db_path, Path(cfg.out_dir), deal_key):
+    for path in (cfg.db_path, Path(cfg.out_dir)):
         assert str(path.resolve()) in hidden
 
 
@@ -272,11 +264,12 @@ KILLER = textwrap.dedent("""
 def test_a_run_killed_as_it_creates_the_database_leaves_one_a_rerun_accepts(
     tmp_path: Path,
 ) -> None:
-    straight = _cfg(tmp_path, "straight")
+    # public deals: the rows of separate runs compare (secret ones draw a secret each)
+    straight = _cfg(tmp_path, "straight", deals="public")
     run_tournament(straight)
     killed = 0
     for at in range(1, 12):  # each statement of the creation in turn
-        cfg = _cfg(tmp_path, f"killed{at}")
+        cfg = _cfg(tmp_path, f"killed{at}", deals="public")
         cfg.db_path.parent.mkdir(parents=True)
         proc = subprocess.run([sys.executable, "-c", KILLER, str(cfg.db_path), str(at)],
                               cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
@@ -293,13 +286,13 @@ def test_a_run_killed_as_it_creates_the_database_leaves_one_a_rerun_accepts(
 def test_a_file_an_earlier_version_left_without_its_fingerprint_is_made_anew(
     tmp_path: Path,
 ) -> None:
-    straight = _cfg(tmp_path, "straight")
+    straight = _cfg(tmp_path, "straight", deals="public")  # (separate runs compare)
     run_tournament(straight)
-    empty = _cfg(tmp_path, "empty")
+    empty = _cfg(tmp_path, "empty", deals="public")
     empty.db_path.parent.mkdir(parents=True)
     empty.db_path.write_bytes(b"")
     run_tournament(empty)
-    half = _cfg(tmp_path, "half")
+    half = _cfg(tmp_path, "half", deals="public")
     half.db_path.parent.mkdir(parents=True)
     from fourhundred_tournament.db.schema import SCHEMA
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -36,6 +37,7 @@ __all__ = [
     "load_config",
     "named_files",
     "spec_files",
+    "starts_program",
 ]
 
 _SOURCE = "tournament config"
@@ -84,14 +86,15 @@ class TournamentConfig:
     rules: Rules = field(default_factory=Rules)
     """Rules profile (YAML: a preset name, or a mapping of flags with an optional ``preset``)."""
     seed: int = 0
-    """Seed of the deals (and of the agents' own randomness). With ``deals: secret`` the cards
-    come from a secret keyed by this seed and your own deal key, so the seed alone tells a bot
-    nothing (docs/tournaments.md, "Secret deals")."""
+    """Seed of the agents' own randomness, and of the deals with ``deals: public``. With
+    ``deals: secret`` the cards come from a secret drawn afresh for the tournament, so the
+    seed tells a bot nothing of them (docs/tournaments.md, "Secret deals")."""
     deals: Literal["secret", "public"] = "secret"
-    """"secret": dealt from a secret drawn from `seed` and your deal key (a file outside the
-    project, ``$FOURHUNDRED_DEAL_KEY`` or ``~/.config/fourhundred/deal.key``), the same for
-    the same seed on your account, unknowable to the bots; "public": dealt from `seed` alone,
-    which anyone knowing it can recompute (for bots you trust). A database keeps its own."""
+    """"secret": dealt from a secret drawn from the operating system's randomness for this
+    tournament and kept in its database (a resume deals the same cards; another tournament,
+    of any seed, others), unknowable to the bots; "public": dealt from `seed` alone, so anyone
+    who knows it predicts every card (reproducible research with bots you trust). A database
+    keeps its own."""
     max_hands: int = 200
     """Hands after which an unfinished match is stopped and recorded as a draw."""
     mirror: bool | tuple[str, ...] = False
@@ -351,6 +354,17 @@ def spec_files(spec: str) -> list[Path]:
 
     paths = [resolve_checkpoint(p) for p in named_files(spec)]  # a bundled one from anywhere
     return [p for p in paths if p.is_file()]
+
+
+_PROGRAM = re.compile(r"(?i)cmd\s*:")
+
+
+def starts_program(spec: str) -> bool:
+    """Whether the agent of `spec` may start a program: it is a ``cmd:`` bot, or names one in
+    its settings (a ``compose:`` part, a base or partner bot). Judged from the text alone,
+    before anything is made; a spec read from data (a database, a record, a request) that
+    starts a program is never run (docs/security.md)."""
+    return bool(_PROGRAM.search(str(spec)))
 
 
 def named_files(spec: str) -> list[str]:

@@ -1,29 +1,29 @@
-"""Secret deals: the cards of a tournament or a ladder come from a secret no bot can learn.
+"""Secret deals: the cards of a tournament or a ladder event come from a secret no bot can learn.
 
 With public deals the engine deals hand k of match m from ``(seed, m, k)``: anyone who knows
 the seed (a small number, on the command line) and the project's code knows every hand. So by
 default (``deals: secret``) the runner deals from a *secret* instead:
 
-    secret    = BLAKE2b(seed, key = the user's deal key)          (32 bytes)
+    secret    = 32 bytes from the operating system's randomness (:mod:`secrets`), drawn afresh
+                for every tournament and every ladder event
     deal seed = BLAKE2b("deal seed", key = secret) (63 bits)      what the engine deals from
     bot key   = BLAKE2b("bot keys", key = secret)                 what ``cmd:`` bots' keys hang on
 
-The user's deal key is 32 random bytes (:mod:`secrets`) in a file of their own outside the
-project (:func:`key_file`: ``$FOURHUNDRED_DEAL_KEY``, else ``~/.config/fourhundred/deal.key``),
-made on first use, readable by its owner only. The same seed on the same account gives the same
-deals (a reproducible run for its owner); without the key the seed tells nothing. A sandboxed
-bot cannot read the file (the sandbox binds the system, the interpreter and the bot's own
-folder, and the runner hides the file even there, :func:`fourhundred_agents.remote.sandbox.protect_paths`).
+No seed, no account and no earlier event gives a secret: two tournaments of the same seed deal
+differently, and the published games of one event (``record export``, the web's Watch view)
+tell nothing of any other's cards. All pairings of one event share its secret (duplicate play
+needs the same deals across pairings).
 
-The secret is stored in the results database (meta ``deals``), so that a resume or a replay
+The secret is stored in the results database (meta ``deals``; a ladder event's own in the
+table ``ladder_deals``, :mod:`fourhundred_tournament.db.ladder`), so that a resume or a replay
 deals the same cards on any machine; it is never sent to a bot or a browser and never put on
 a command line (jobs reach workers through a queue or Ray's object store). Whoever holds the
-database holds the secret: share a database only once its tournament is over. The key itself
-is never stored there, so a shared database tells nothing of its owner's other tournaments.
+database holds the secrets of its events: share a database only once its events are over.
 
 ``deals: public`` deals from the seed alone, as before (every database made before secret
-deals, which records no ``deals`` row, is public): for bots you trust, or to compare with a
-record of the same seed elsewhere.
+deals, which records no ``deals`` row, is public): anyone who knows the seed predicts every
+card. It is for reproducible research with bots you trust, or to compare with a record of the
+same seed elsewhere; a ladder takes it only when asked for by name (``--deals public``).
 """
 
 from __future__ import annotations
@@ -32,10 +32,8 @@ import hashlib
 import json
 import os
 import secrets
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from fourhundred_agents.protocol import Agent
@@ -43,61 +41,16 @@ from fourhundred_agents.remote.external import ExternalAgent
 from fourhundred_env.errors import FourHundredError
 
 __all__ = [
-    "KEY_ENV",
     "DealSecret",
     "deals_row",
     "deals_scheme",
     "give_bot_key",
-    "key_file",
     "read_deals",
-    "user_key",
     "with_real_paths",
 ]
 
-KEY_ENV = "FOURHUNDRED_DEAL_KEY"
-"""The environment variable naming the deal key's file (default :func:`key_file`)."""
 MODES = ("secret", "public")
-_KEY_BYTES = 32
-_warned = False
-
-
-def key_file() -> Path:
-    """The file of the user's deal key: ``$FOURHUNDRED_DEAL_KEY``, else
-    ``$XDG_CONFIG_HOME/fourhundred/deal.key`` (``~/.config/...`` by default)."""
-    named = os.environ.get(KEY_ENV)
-    if named:
-        return Path(named).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "fourhundred" / "deal.key"
-
-
-def user_key() -> bytes | None:
-    """The user's 32-byte deal key, made (owner-only) on first use; None when the file can be
-    neither read nor made (then each new tournament draws a secret of its own)."""
-    path = key_file()
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    except OSError:
-        return None
-    if len(data) >= _KEY_BYTES:
-        return data[:_KEY_BYTES]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another run made it meanwhile: read that one
-        data = path.read_bytes()
-        return data[:_KEY_BYTES] if len(data) >= _KEY_BYTES else None
-    except OSError:
-        return None
-    key = secrets.token_bytes(_KEY_BYTES)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return key
+_SECRET_BYTES = 32
 
 
 def _hash(data: bytes, key: bytes, size: int, person: bytes) -> bytes:
@@ -122,37 +75,19 @@ class DealSecret:
         return _hash(b"bot keys", self.secret, 32, b"fh-bot-keys")
 
     @classmethod
-    def for_seed(cls, seed: int) -> DealSecret:
-        """The secret of a tournament seeded `seed`: keyed by the user's deal key, or drawn
-        afresh (one warning line) when there is none."""
-        key = user_key()
-        if key is None:
-            _warn_no_key()
-            return cls(secrets.token_bytes(_KEY_BYTES))
-        data = int(seed).to_bytes(16, "little", signed=True)
-        return cls(_hash(data, key, _KEY_BYTES, b"fh-deals"))
+    def fresh(cls) -> DealSecret:
+        """A new secret from the operating system's randomness (one per event)."""
+        return cls(secrets.token_bytes(_SECRET_BYTES))
 
 
-def _warn_no_key() -> None:
-    global _warned
-    if not _warned:
-        _warned = True
-        print(
-            f"fourhundred: warning: cannot read or make the deal key {str(key_file())!r}: this "
-            f"tournament's deals are secret but not reproducible from its seed (set {KEY_ENV} "
-            "to a writable file)",
-            file=sys.stderr,
-        )
-
-
-def deals_row(mode: str, seed: int) -> dict[str, Any]:
+def deals_row(mode: str) -> dict[str, Any]:
     """The meta ``deals`` row a new database records: ``{"scheme": "public"}`` or
-    ``{"scheme": "secret", "secret": HEX}``."""
+    ``{"scheme": "secret", "secret": HEX}`` with a fresh secret (:meth:`DealSecret.fresh`)."""
     if mode not in MODES:
         raise FourHundredError(f"deals={mode!r}: expected one of {list(MODES)}")
     if mode == "public":
         return {"scheme": "public"}
-    return {"scheme": "secret", "secret": DealSecret.for_seed(seed).secret.hex()}
+    return {"scheme": "secret", "secret": DealSecret.fresh().secret.hex()}
 
 
 def read_deals(meta: Mapping[str, str], where: str = "database") -> DealSecret | None:
@@ -166,7 +101,7 @@ def read_deals(meta: Mapping[str, str], where: str = "database") -> DealSecret |
         if row.get("scheme") == "public":
             return None
         secret = bytes.fromhex(row["secret"])
-        if row.get("scheme") != "secret" or len(secret) != _KEY_BYTES:
+        if row.get("scheme") != "secret" or len(secret) != _SECRET_BYTES:
             raise ValueError("expected a scheme and a 32-byte secret")
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise FourHundredError(

@@ -27,13 +27,8 @@ from fourhundred_agents.remote.modules import import_agent_modules
 from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_tournament.config import TournamentConfig
 from fourhundred_tournament.db import DatabaseMismatchError, MatchRow, ResultsDB
-from fourhundred_tournament.deals import (
-    deals_row,
-    deals_scheme,
-    key_file,
-    read_deals,
-    with_real_paths,
-)
+from fourhundred_tournament.db.ladder import pairing_secrets
+from fourhundred_tournament.deals import deals_row, deals_scheme, read_deals, with_real_paths
 from fourhundred_tournament.planning import Job, Pairing, plan_jobs, seeding_meta
 from fourhundred_tournament.runner import Records, run_job
 
@@ -88,13 +83,13 @@ def run_tournament(
     raises FourHundredError and changes nothing. `overwrite` discards an existing database
     first (once this run holds its writer lock).
     """
-    # a sandboxed bot cannot read the results or the deal key, even in its own folder; hidden
-    # before the check, so that a bot is checked in the very sandbox it plays in
-    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path, key_file()]))
+    # a sandboxed bot cannot read the results (which hold the deal secret), even in its own
+    # folder; hidden before the check, so that a bot is checked in the very sandbox it plays in
+    protect_paths(with_real_paths([cfg.out_dir, cfg.db_path]))
     check_agents(cfg)
     fingerprint = cfg.fingerprint()
     t0 = time.perf_counter()
-    deals = {"deals": deals_row(cfg.deals, cfg.seed)}  # recorded by a new database only
+    deals = {"deals": deals_row(cfg.deals)}  # a fresh secret, recorded by a new database only
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
     cluster = connect_backend(cfg)
     try:
@@ -149,9 +144,10 @@ def play_pairings(
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     dropped = db.drop_unfinished()
-    # the database's own deals (fourhundred_tournament.deals): a resume deals what the first run dealt
+    # the database's own deals (fourhundred_tournament.deals): a resume deals what the first run
+    # dealt; a ladder's pairing deals from its event's secret
     secret = read_deals(db.meta(), f"database {str(db.path)!r}")
-    jobs = plan_jobs(cfg, db.finished_games(), pairings, secret)
+    jobs = plan_jobs(cfg, db.finished_games(), pairings, secret, pairing_secrets(db))
     total = 2 * sum(p.matches for p in pairings)
     todo = sum(len(j.games) for j in jobs)
     bar = _progress(cfg, total, total - todo, desc)

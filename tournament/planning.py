@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,16 +87,17 @@ def plan_jobs(
     done: set[tuple[str, str, int, int]] = frozenset(),
     pairings: tuple[Pairing, ...] | None = None,
     secret: DealSecret | None = None,
+    pair_secrets: Mapping[tuple[str, str], DealSecret] | None = None,
 ) -> list[Job]:
     """The jobs still to play: chunks of match ids per pairing, without the finished games.
 
     `pairings`: what to play (a ladder's missing pairings, each with its own number of
     matches); default every pairing of `cfg` with `cfg.matches`. Jobs are ordered chunk by
     chunk across pairings, so early results cover every pairing. `secret`: the database's
-    deal secret (:mod:`fourhundred_tournament.deals`; None: dealt from the seed).
+    deal secret (:mod:`fourhundred_tournament.deals`; None: dealt from the seed);
+    `pair_secrets`: a ladder's pairings whose event drew a secret of its own, with it.
     """
-    deal_seed = None if secret is None else secret.deal_seed
-    bot_key = None if secret is None else secret.bot_key
+    pair_secrets = pair_secrets or {}
     if pairings is None:
         pairings = tuple(Pairing(p, cfg.matches) for p in cfg.pairings())
     rules = cfg.effective_rules.to_dict()
@@ -113,6 +115,9 @@ def plan_jobs(
             )
             if games:
                 specs = p.specs or pair
+                deals = pair_secrets.get(pair, secret)
+                deal_seed = None if deals is None else deals.deal_seed
+                bot_key = None if deals is None else deals.bot_key
                 isolated = cfg.isolated_agents(tuple(specs))
                 jobs.append(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,

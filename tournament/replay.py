@@ -21,8 +21,10 @@ is checked against the stored row; the first one that differs stops the replay a
 so nothing shown is made up. Such a game cannot be replayed (``reason`` says which and why,
 ``hands`` hold the stored rows only) when an agent is not replayable (``pimc``, ``search``,
 ``neural:...,sample=true``), when a checkpoint's file is gone or changed since the tournament
-(its SHA-256 is in the fingerprint), or when an agent is not registered (a replay never
-imports the modules a database names: a data file runs no code). How agents are seeded lives
+(its SHA-256 is in the fingerprint), when an agent is not registered (a replay never
+imports the modules a database names: a data file runs no code), or when an agent starts a
+program (a ``cmd:`` bot, alone or as a part: a spec read from a database never starts one, so
+such a bot's games are shown from their stored moves only). How agents are seeded lives
 in :func:`game_agents` and :func:`game_table` alone, so that a change in the tournament's
 seeding is followed in one place.
 """
@@ -46,7 +48,7 @@ from fourhundred_env.registry import parse_spec
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
-from fourhundred_tournament.config import files_digest, named_files, spec_files
+from fourhundred_tournament.config import files_digest, named_files, spec_files, starts_program
 from fourhundred_tournament.db import (
     MATCH_COLUMNS,
     DatabaseDamagedError,
@@ -59,7 +61,8 @@ from fourhundred_tournament.db import (
     read_names,
     row_damage,
 )
-from fourhundred_tournament.deals import give_bot_key, read_deals
+from fourhundred_tournament.db.ladder import pairing_secrets
+from fourhundred_tournament.deals import DealSecret, give_bot_key, read_deals
 from fourhundred_tournament.planning import SEEDING_SCHEME, agent_seed
 from fourhundred_tournament.runner import close_agents, game_streams
 
@@ -107,6 +110,8 @@ class TournamentInfo:
         None  # what cmd: bots were told hangs on it (fourhundred_tournament.deals)
     )
     names: dict[str, str] = field(default_factory=dict)  # label -> display name (name=)
+    # a ladder's pairings whose event drew a deal secret of its own (fourhundred_tournament.deals)
+    pair_deals: dict[tuple[str, str], DealSecret] = field(default_factory=dict)
 
     def display(self, label: str) -> str:
         """What is shown for the agent `label`: its display name, else the label."""
@@ -120,6 +125,16 @@ class TournamentInfo:
     def spec(self, label: str) -> str:
         """The agent spec the games of `label` were played with."""
         return self.specs.get(label, label)
+
+    def deal_seed(self, pair: tuple[str, str]) -> int:
+        """What the engine dealt the games of `pair` from (its event's secret, if it has one)."""
+        own = self.pair_deals.get(pair)
+        return self.seed if own is None else own.deal_seed
+
+    def pair_bot_key(self, pair: tuple[str, str]) -> bytes | None:
+        """What ``cmd:`` bots of `pair` were told hangs on."""
+        own = self.pair_deals.get(pair)
+        return self.bot_key if own is None else own.bot_key
 
 
 @dataclass(frozen=True)
@@ -173,6 +188,7 @@ def tournament_info(db: ResultsDB) -> TournamentInfo:
             public_seed=seed,
             bot_key=None if secret is None else secret.bot_key,
             names=read_names(db.path, meta),
+            pair_deals=pairing_secrets(db),
         )
     except (KeyError, TypeError, ValueError, FourHundredError) as e:
         raise ReplayError(
@@ -186,32 +202,47 @@ def game_agents(info: TournamentInfo, key: GameKey) -> list[list[Agent]]:
     """agents[side][seat] of game `key` (side 0: pair_a), seeded as the tournament seeded
     them (:func:`fourhundred_tournament.planning.agent_seed`: by seed, pairing, side and seat). A database
     of an earlier scheme is replayed the same way: deterministic bots replay exactly anyway,
-    and a stochastic one that drew otherwise then shows as a divergence that says why."""
+    and a stochastic one that drew otherwise then shows as a divergence that says why.
+    ReplayError for an agent that starts a program (never made from a database's spec)."""
     pair_a, pair_b, _, _ = key
     pair = (pair_a, pair_b)
+    for label in pair:
+        if starts_program(info.spec(label)):
+            raise ReplayError(_program_blocker(label))
     return [
         [give_bot_key(make_agent(info.spec(pair[side]), info.rules,
                                  seed=agent_seed(info.agents_seed, pair, side, seat)),
-                      info.bot_key) for seat in range(4)]
+                      info.pair_bot_key(pair)) for seat in range(4)]
         for side in (0, 1)
     ]  # fmt: skip
+
+
+def _program_blocker(label: str) -> str:
+    return (
+        f"{label}: it starts a program, which a database's spec never does: its games are "
+        "shown from their stored moves only, and these are missing"
+    )
 
 
 def game_table(info: TournamentInfo, key: GameKey) -> Table:
     """A fresh table of game `key`: its deals, first dealer and stream key as in the
     tournament (`fourhundred_tournament.runner.game_streams`)."""
-    _, _, match_id, orientation = key
-    table = Table(rules=info.rules, seed=info.seed, match_index=match_id, name="replay")
-    table.state.stream[:] = game_streams(info.seed, np.array([match_id]), np.array([orientation]))
+    pair_a, pair_b, match_id, orientation = key
+    seed = info.deal_seed((pair_a, pair_b))
+    table = Table(rules=info.rules, seed=seed, match_index=match_id, name="replay")
+    table.state.stream[:] = game_streams(seed, np.array([match_id]), np.array([orientation]))
     return table
 
 
 # -- why a game cannot be replayed ---------------------------------------------------------------
 def replay_blocker(info: TournamentInfo, label: str) -> str | None:
     """Why games of agent `label` cannot be replayed card by card, or None if they can: the
-    agent is unknown now, its files (a checkpoint, a ``cmd:`` bot's program) changed or are
-    gone, or it is not replayable."""
+    agent starts a program (never run from a database's spec), is unknown now, its files (a
+    checkpoint) changed or are gone, or it is not replayable. Nothing is started: a spec that
+    starts a program is judged from its text alone."""
     spec = info.spec(label)
+    if starts_program(spec):
+        return _program_blocker(label)
     expected = info.agent_files.get(label)
     if expected is not None:
         what = "program" if parse_spec(spec)[0] == "cmd" else "checkpoint"
@@ -235,9 +266,7 @@ def replay_blocker(info: TournamentInfo, label: str) -> str | None:
             )
         return f"{label}: cannot be made now ({e})"
     try:
-        # A bot program declares nothing of its determinism; with its files unchanged it is
-        # replayed, and each hand checked against its row shows whether it decided the same.
-        if not agent.replayable and not (parse_spec(spec)[0] == "cmd" and expected):
+        if not agent.replayable:
             return (
                 f"{label}: its decisions depend on random draws made in the order of the "
                 "tournament's calls (not replayable)"

@@ -37,7 +37,7 @@ def evaluate_pair(
         workers=workers, bootstrap=0, progress=False, deals="public",
     )  # fmt: skip
     # public deals: a run's evaluations are a function of its seed on any machine (secret
-    # deals would tie them to the deal key of whoever trains; no bot here is a stranger's)
+    # deals would draw a secret each run; no bot here is a stranger's)
     run_tournament(cfg, overwrite=True)
     with ResultsDB(cfg.db_path, cfg.fingerprint()) as db:
         report = build_report(db, cfg)

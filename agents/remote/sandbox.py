@@ -20,7 +20,7 @@ What the bot may read (:func:`plan`): the system folders (``/usr``, ``/etc``, ``
 a venv and the Python it was made from), the folders of the files its command line names (a
 bot's script and its neighbours), or the current folder when it names none
 (``python -m my_bot``). The paths given to :func:`protect_paths` (a tournament's out dir, its
-database, the deal key) are hidden even inside those, by name, with a database's ``-journal``,
+database: it holds the deal secret) are hidden even inside those, by name, with a database's ``-journal``,
 ``-wal``, ``-shm`` and ``.lock``, whether they exist yet or not: a folder holding one is shown
 as a fresh read-only folder of the entries it had when the bot started, the hidden ones left
 out, so a journal SQLite makes later never appears in it.

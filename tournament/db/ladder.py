@@ -13,6 +13,10 @@ say what the ladder is made of::
                                           retired, the versions retired by the add (their files
                                           changed), matches per pairing, start and end times
     ladder_pairings  pair_a, pair_b       the event that planned it and its duplicate matches
+    ladder_deals     event                the event's own deal secret (hex; secret deals only):
+                                          its pairings deal from it (an event without one, of a
+                                          ladder made before events drew their own, deals from
+                                          the meta ``deals`` secret)
 
 A bot's label is its spec; a later version of the same spec (its checkpoint or program
 changed) is labelled ``SPEC@v2``, ``SPEC@v3``..., so the game keys of two versions never meet
@@ -36,8 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fourhundred_tournament.db.checks import DatabaseMismatchError, read_fingerprint
+from fourhundred_tournament.db.checks import DatabaseMismatchError, damaged_error, read_fingerprint
 from fourhundred_tournament.db.results import ResultsDB
+from fourhundred_tournament.deals import DealSecret
 
 __all__ = [
     "LADDER_SCHEMA",
@@ -48,6 +53,7 @@ __all__ = [
     "check_ladder_meta",
     "empty_ladder",
     "finish_events",
+    "pairing_secrets",
     "read_ladder",
     "recorded_pairings",
     "version_label",
@@ -70,6 +76,7 @@ CREATE TABLE IF NOT EXISTS ladder_pairings (
     pair_a TEXT NOT NULL, pair_b TEXT NOT NULL, event INTEGER NOT NULL, matches INTEGER NOT NULL,
     PRIMARY KEY (pair_a, pair_b)
 );
+CREATE TABLE IF NOT EXISTS ladder_deals (event INTEGER PRIMARY KEY, secret TEXT NOT NULL);
 """
 
 
@@ -232,6 +239,31 @@ def _tournament_as_ladder(db: ResultsDB, meta: Mapping[str, str]) -> Ladder:
                   False)  # fmt: skip
 
 
+def pairing_secrets(db: Any) -> dict[tuple[str, str], DealSecret]:
+    """The pairings whose event drew a deal secret of its own (table ``ladder_deals``), with
+    it; empty for a tournament database (its one secret is the meta ``deals``). A damaged
+    secret is DatabaseDamagedError in one line."""
+    tables = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "ladder_deals" not in tables:
+        return {}
+    out = {}
+    rows = db.query(
+        "SELECT p.pair_a, p.pair_b, d.event, d.secret FROM ladder_pairings p "
+        "JOIN ladder_deals d ON d.event = p.event"
+    )
+    for a, b, event, text in rows:
+        try:
+            secret = bytes.fromhex(text)
+            if len(secret) != 32:
+                raise ValueError(f"{len(secret)} bytes")
+        except (TypeError, ValueError) as e:
+            raise damaged_error(
+                db.path, f"the deal secret of ladder event {event} is not 32 bytes of hex ({e})"
+            ) from None
+        out[(str(a), str(b))] = DealSecret(secret)
+    return out
+
+
 def recorded_pairings(db: ResultsDB) -> dict[tuple[str, str], int] | None:
     """A ladder's pairings with their duplicate matches; None for a tournament database (its
     pairings are its config's)."""
@@ -251,11 +283,12 @@ def write_event(
     pairings: Mapping[tuple[str, str], int],
     matches: int | None,
     note: str = "",
+    secret: DealSecret | None = None,
 ) -> int:
     """Record the next event in one transaction: the new bot versions `bots`, the event
-    (`labels` added or, for "remove", retired; `retired` the versions an add replaced) and
-    the `pairings` it plans. Creates the ladder tables and its meta on a new ladder. Returns
-    the event's number."""
+    (`labels` added or, for "remove", retired; `retired` the versions an add replaced), the
+    `pairings` it plans and its deal `secret` (None: none of its own). Creates the ladder
+    tables and its meta on a new ladder. Returns the event's number."""
     event = 1 + max((e.event for e in ladder.events), default=0)
     con = db.con
     try:
@@ -283,6 +316,8 @@ def write_event(
                 "INSERT INTO ladder_pairings (pair_a, pair_b, event, matches) VALUES (?, ?, ?, ?)",
                 [(a, b, event, m) for (a, b), m in sorted(pairings.items())],
             )
+            if secret is not None:
+                con.execute("INSERT INTO ladder_deals VALUES (?, ?)", (event, secret.secret.hex()))
     except sqlite3.DatabaseError as e:
         from fourhundred_tournament.db.checks import damaged_error
 

@@ -12,6 +12,17 @@ A bot is its spec and the SHA-256 of the files it names (a checkpoint, a ``cmd:`
 program): a spec whose files changed since it was added is a new version, labelled
 ``SPEC@v2``, and the old version is retired (its files are gone: it cannot play again).
 
+A ladder's bots are read from its database, and a database never starts a program: a bot on
+the ladder whose spec runs one (``cmd:``, or a part of a composed spec) plays its missing
+pairings only when this add names its spec again (``run``, the command line's ``--run``), a
+bot's label must be its spec's, and a bot that names files plays only while they are the ones
+it was added with (:func:`_check_stored_bots`, before anything is written).
+
+Every add event draws a deal secret of its own (:mod:`fourhundred_tournament.deals`), shared by
+the pairings it plans, so that a bot added later learns nothing of its cards from the games
+already published. Public deals (from the seed alone: anyone can predict them) are taken only
+when asked for by name (``deals="public"``), for a new ladder or one dealt so already.
+
 A spec's display name (``name=NAME``, see :func:`fourhundred_env.registry.split_name`) is no
 part of the bot: it is recorded in the meta ``names`` (label -> name) for the reports to show,
 ``NAME@v2`` for a later version; a bot added again under another name is renamed, one given
@@ -29,7 +40,12 @@ from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.registry import MAX_NAME_LENGTH, split_name
 from fourhundred_env.rules import Rules
-from fourhundred_tournament.config import TournamentConfig, config_from_mapping, files_digest
+from fourhundred_tournament.config import (
+    TournamentConfig,
+    config_from_mapping,
+    files_digest,
+    starts_program,
+)
 from fourhundred_tournament.db import (
     ReadOnlyResults,
     ResultsDB,
@@ -49,7 +65,14 @@ from fourhundred_tournament.db.ladder import (
     version_label,
     write_event,
 )
-from fourhundred_tournament.deals import deals_row, key_file, read_deals, with_real_paths
+from fourhundred_tournament.deals import (
+    MODES,
+    DealSecret,
+    deals_row,
+    deals_scheme,
+    read_deals,
+    with_real_paths,
+)
 from fourhundred_tournament.parallel import check_agents, connect_backend, play_pairings
 from fourhundred_tournament.planning import SEEDING_SCHEME, Pairing
 from fourhundred_tournament.runner import Records
@@ -129,6 +152,8 @@ def add_bots(
     info: Mapping[str, Mapping[str, Any]] | None = None,
     play: Mapping[str, Any] | None = None,
     on_records: Callable[[Records], None] | None = None,
+    deals: str | None = None,
+    run: Sequence[str] = (),
 ) -> AddSummary:
     """Put `specs` on the ladder at `db_path` (created if absent) and play the pairings they
     are missing, `matches` duplicate matches each (default :data:`DEFAULT_MATCHES`).
@@ -137,7 +162,11 @@ def add_bots(
     it is created (default 0, wiki, 200); given later they must be the ladder's. `anchor`: the
     bot pinned at 1500 in the ratings from now on. `info`: per spec, what to record with it
     (a training run's step). `play`: TournamentConfig fields of how to play (workers,
-    backend, table_batch, progress...). Raises LadderError (nothing written) for bad input.
+    backend, table_batch, progress...). `deals`: ``secret`` (the default: each event draws
+    its own secret) or ``public`` (from the seed alone), required by name to create or extend
+    a ladder of public deals. `run`: specs of program bots (``cmd:``) already on the ladder
+    that this add may start (a spec read from the database never starts a program by
+    itself). Raises LadderError (nothing written) for bad input.
     """
     path = Path(db_path)
     specs = [str(s).strip() for s in specs]
@@ -155,21 +184,26 @@ def add_bots(
     info = {split_name(k)[0]: v for k, v in (info or {}).items()}
     if matches is not None and matches < 1:
         raise LadderError(f"--matches {matches}: expected at least 1")
+    play = dict(play or {})
+    deals = deals if deals is not None else play.get("deals")  # named either way
+    if deals is not None and deals not in MODES:
+        raise LadderError(f"--deals {deals!r}: expected one of {list(MODES)}")
     asked = _settings_asked(seed, rules, max_hands)
     before = _existing(path)
     settings = {"seed": 0, "rules": Rules().to_dict(), "max_hands": 200, "anchor": None,
                 **(before.settings if before is not None else {}), **asked}  # fmt: skip
-    play = dict(play or {})
     check = _play_config(settings, specs, play, path)
     check_agents(check, tuple(specs))  # a spec that does not load: one line, nothing written
     digests = {s: files_digest(s) for s in specs}
-    deals = {"deals": deals_row(check.deals, settings["seed"])}  # recorded by a new file only
-    protect_paths(with_real_paths([path, check.out_dir, key_file()]))  # from sandboxed bots
+    create = {"deals": deals_row(deals or "secret")}  # recorded by a new file only
+    protect_paths(with_real_paths([path, check.out_dir]))  # from sandboxed bots
     with ResultsDB(path, _fingerprint(None, settings), check=_check_file,
-                   create_meta=deals) as db:  # fmt: skip
+                   create_meta=create) as db:  # fmt: skip
+        scheme = _check_deals(db, deals)
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
         _same_settings(ladder, asked)
         plan = _plan(ladder, specs, digests, matches, info)
+        _check_stored_bots(ladder, plan, [*specs, *(split_name(s)[0] for s in run)])
         names = _names(ladder, plan, given, read_names(path, db.meta()))
         settings = dict(ladder.settings)
         if anchor is not None:
@@ -178,9 +212,10 @@ def add_bots(
                         ladder.is_ladder)  # fmt: skip
         event = None
         if plan.new_bots or plan.added or anchor is not None:
+            secret = DealSecret.fresh() if scheme == "secret" and plan.pairings else None
             event = write_event(
                 db, ladder, "add", plan.new_bots, plan.added, plan.retired, plan.pairings,
-                plan.matches, note=plan.note,
+                plan.matches, note=plan.note, secret=secret,
             )  # fmt: skip
         ladder = read_ladder(db)
         db.set_meta("fingerprint", _fingerprint(ladder, ladder.settings))
@@ -192,6 +227,57 @@ def add_bots(
         _play_missing(db, ladder, play, summary, on_records)
         finish_events(db)
     return summary
+
+
+def _check_deals(db: ResultsDB, asked: str | None) -> str:
+    """The database's deals (``secret`` or ``public``), refused in one line when they are
+    public and `asked` does not name them, or are not the ones `asked` names."""
+    scheme = deals_scheme(db.meta())
+    if scheme == "public" and asked != "public":
+        raise LadderError(
+            f"database {str(db.path)!r} deals from its seed alone (public deals: anyone who "
+            "knows the seed predicts every card of every event): expected --deals public to "
+            "add to it knowingly, or another --db for a ladder of secret deals"
+        )
+    if asked is not None and asked != scheme:
+        raise LadderError(
+            f"database {str(db.path)!r} holds a ladder of {scheme} deals, this add asks for "
+            f"{asked} deals: expected its own (leave --deals out) or another --db"
+        )
+    return scheme
+
+
+def _check_stored_bots(ladder: Ladder, plan: _Plan, named: Sequence[str]) -> None:
+    """Refuse (LadderError, nothing written) to play a bot read from the database that the
+    owner has not named: one whose label is not its spec's, whose files changed since it was
+    added, or whose spec starts a program (``cmd:``) without being `named` in this call."""
+    active = set(plan.ladder_after)
+    pairs = [p for p in (*ladder.pairings, *plan.pairings) if p[0] in active and p[1] in active]
+    playing = sorted({label for p in pairs for label in p})
+    new = {b.label for b in plan.new_bots}
+    for label in playing:
+        if label in new:
+            continue  # its spec is this call's own
+        bot = next((b for b in ladder.bots if b.label == label), None)
+        if bot is None or version_label(bot.spec, bot.version) != label:
+            raise LadderError(
+                f"database {str(ladder.path)!r}: the bot labelled {label!r} is recorded with "
+                f"the spec {bot.spec if bot else None!r}: expected a label that is its spec's "
+                "(a damaged or planted row); nothing was played"
+            )
+        if starts_program(bot.spec) and bot.spec not in named:
+            raise LadderError(
+                f"{label!r} on the ladder {str(ladder.path)!r} starts a program, and a spec read "
+                f"from a database never does: name it again with --run {bot.spec!r} to let "
+                "this add start it, or `ladder remove` it"
+            )
+        if files_digest(bot.spec) != bot.files:
+            raise LadderError(
+                f"{label!r}: its files changed or are gone since it was added (their SHA-256 "
+                "differs from the one the ladder records; relative paths are read from this "
+                "folder): expected them unchanged, or add its spec again to put the new "
+                "version on the ladder, or `ladder remove` it"
+            )
 
 
 @dataclass
