@@ -193,10 +193,12 @@ def add_bots(
     settings = {"seed": 0, "rules": Rules().to_dict(), "max_hands": 200, "anchor": None,
                 **(before.settings if before is not None else {}), **asked}  # fmt: skip
     check = _play_config(settings, specs, play, path)
+    # hidden from sandboxed bots before the check, so that a bot is checked in the very
+    # sandbox it plays in
+    protect_paths(with_real_paths([path, check.out_dir]))
     check_agents(check, tuple(specs))  # a spec that does not load: one line, nothing written
     digests = {s: files_digest(s) for s in specs}
     create = {"deals": deals_row(deals or "secret")}  # recorded by a new file only
-    protect_paths(with_real_paths([path, check.out_dir]))  # from sandboxed bots
     with ResultsDB(path, _fingerprint(None, settings), check=_check_file,
                    create_meta=create) as db:  # fmt: skip
         scheme = _check_deals(db, deals)
