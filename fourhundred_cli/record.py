@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from fourhundred_env.errors import FourHundredError
@@ -49,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "seats 0 and 2; 1, the partnerships swapped (default: both, two files)")  # fmt: skip
     export.add_argument("-o", "--out", metavar="OUT",
                         help="the file to write (.json: JSON; else text); with both games, "
-                        "OUT's name gains .game0 and .game1 before its suffix "
+                        "OUT's name gains .game0 and .game1 before its suffix; a folder (or "
+                        "a name ending in /): matchN.gameG.400 in it "
                         "(default: matchN.game0.400 and matchN.game1.400 here)")  # fmt: skip
 
 
@@ -176,7 +178,11 @@ def _pair(db: object, match: int, given: list[str] | None) -> tuple[str, str]:
 
 
 def _out_path(out: str | None, match: int, game: int, both: bool) -> Path:
+    name = f"match{match}.game{game}.400"
     if out is None:
-        return Path(f"match{match}.game{game}.400")
+        return Path(name)
     path = Path(out)
+    if out.endswith(("/", os.sep)) or path.is_dir():  # a folder: the default names in it
+        path.mkdir(parents=True, exist_ok=True)
+        return path / name
     return path.with_name(f"{path.stem}.game{game}{path.suffix}") if both else path

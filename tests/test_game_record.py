@@ -481,6 +481,17 @@ def test_cli_export_writes_records_that_give_the_stored_scores(small_db: Path, t
     assert small_db.read_bytes() == before
 
 
+def test_cli_export_into_a_folder_writes_in_it(small_db: Path, tmp_path: Path) -> None:
+    """-o DIR/ (made if missing) or an existing folder: the default names in it; the records
+    were written beside the folder, as DIR.game0 and DIR.game1."""
+    for out, folder in ((f"{tmp_path / 'new'}/", tmp_path / "new"), (str(tmp_path), tmp_path)):
+        assert main(["record", "export", str(small_db), "--match", "0", "-o", out]) == 0
+        assert sorted(p.name for p in folder.glob("match0.game*.400")) == [
+            "match0.game0.400", "match0.game1.400"]  # fmt: skip
+    assert not list(tmp_path.parent.glob(f"{tmp_path.name}.game*"))
+    assert not list(tmp_path.glob("new.game*"))
+
+
 def test_cli_export_of_a_match_that_does_not_replay_says_why(small_db: Path, tmp_path: Path, capsys) -> None:  # fmt: skip
     import shutil
     import sqlite3
