@@ -9,6 +9,9 @@ from pathlib import Path
 
 NAME = "analyse"
 HELP = "engine analysis of a game record: each decision's action values and the value lost"
+MAX_DECISIONS = 5000
+"""The default bound on the decisions one command values (a long evening's record holds a few
+thousand; each is a search)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--json", metavar="OUT", help="also write the whole analysis to this JSON file "
         "(default: none)",
     )  # fmt: skip
+    p.add_argument(
+        "--max-decisions", type=int, default=MAX_DECISIONS, metavar="N",
+        help="refuse, before any work, a record with more decisions to analyse than this "
+        f"(--hand, --cards-only or --bids-only analyse fewer) (default {MAX_DECISIONS})",
+    )  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -47,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     check_seed(args.seed)
     if args.top < 0:
         raise FourHundredError(f"--top {args.top}: expected 0 or more mistakes to show")
+    if args.max_decisions < 1:
+        raise FourHundredError(f"--max-decisions {args.max_decisions}: expected at least 1")
     if not args.noise >= 0:
         raise FourHundredError(f"--noise {args.noise}: expected 0 or more standard errors")
     if args.json is not None and Path(args.json).is_dir():
@@ -77,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         analysis = analyse_record(record, valuer, args.seed, progress, args.hand, phases,
-                                  args.top, args.noise)  # fmt: skip
+                                  args.top, args.noise, args.max_decisions)  # fmt: skip
     finally:
         for bar in bars:
             bar.close()

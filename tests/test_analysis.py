@@ -193,6 +193,8 @@ def test_analysis_is_the_same_for_the_same_seed_and_writes_json(tmp_path, capsys
                                 "search or neural"),
         (["--hand", "9"], "--hand 9: expected a hand of the record, 1 to 1"),
         (["--seed", "-1"], "--seed -1: expected a seed of 0 or more"),
+        (["--max-decisions", "0"], "--max-decisions 0: expected at least 1"),
+        (["--max-decisions", "10"], "decisions to analyse: expected at most 10 (a hand"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message) -> None:

@@ -242,12 +242,13 @@ def analyse_record(
     phases: Sequence[str] = ("bid", "play"),
     top: int = 5,
     noise: float = NOISE,
+    max_decisions: int | None = None,
 ) -> Analysis:
     """The analysis of a game record (``GameRecord``) by `agent` (an agent spec, made under
     the record's rules with `seed`, or a valuer); see :func:`analyse_decisions`."""
     labels = getattr(record, "seats", None)
     return analyse_decisions(decisions(record), agent, seed, progress, labels, hand, phases,
-                             top, noise)  # fmt: skip
+                             top, noise, max_decisions)  # fmt: skip
 
 
 def analyse_decisions(
@@ -260,6 +261,7 @@ def analyse_decisions(
     phases: Sequence[str] = ("bid", "play"),
     top: int = 5,
     noise: float = NOISE,
+    max_decisions: int | None = None,
 ) -> Analysis:
     """The analysis of a game's decisions (``game_record.decisions(record)``, or any objects with
     hand, move, seat, table and action) by `agent`: an agent spec (made by
@@ -267,7 +269,8 @@ def analyse_decisions(
     from `seed`) or a valuer. Only the decisions of hand `hand` (if given) in `phases` ("bid",
     "play") are analysed. `progress(done, total)` is called as decisions are valued; `labels`
     names the seats' players; `top` bounds each seat's list of mistakes. A decision whose
-    action is not legal at its table raises FourHundredError."""
+    action is not legal at its table raises FourHundredError, and so do more than
+    `max_decisions` decisions to analyse (None: no bound), before any is valued."""
     unknown = set(phases) - {"bid", "play"}
     if unknown or not phases:
         raise FourHundredError(f"phases={list(phases)}: expected some of 'bid', 'play'")
@@ -280,6 +283,11 @@ def analyse_decisions(
     items, views = [items[j] for j in keep], [views[j] for j in keep]
     if hand is not None and not items:
         raise FourHundredError(f"hand {hand}: no decision of the game in it to analyse")
+    if max_decisions is not None and len(items) > max_decisions:
+        raise FourHundredError(
+            f"{len(items):,} decisions to analyse: expected at most {max_decisions:,} (a hand "
+            "or one phase analyses fewer; the bound can be raised)"
+        )
     if isinstance(agent, str):
         spec = agent
         rules = items[0].table.rules if items else None
