@@ -12,6 +12,7 @@ parse_record`, which replays every move on the engine, so what the viewer shows 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from typing import Any
 
@@ -19,6 +20,7 @@ from fourhundred_env.game_record import GameRecord, RecordedHand, parse_record
 from fourhundred_env.history import HandRecord
 from fourhundred_env.table import Table
 from fourhundred_web.play import OutOfTurnError, PlaySession
+from fourhundred_web.requests import ApiError
 from fourhundred_web.watch import calls_json, deal_json, played_json
 
 __all__ = ["MAX_RECORD_UPLOAD", "RECORD_SUFFIX", "read_upload", "record_json", "table_record"]
@@ -45,10 +47,20 @@ def table_record(session: PlaySession) -> tuple[str, str]:
     return name, record.to_text()
 
 
+_READING = threading.BoundedSemaphore(1)  # uploads read at once, server-wide
+
+
 def read_upload(text: str) -> GameRecord:
     """The record in `text` (its text or JSON form), replayed and checked; RecordError in
-    one line for anything that is not a record of a game of 400."""
-    return parse_record(text)
+    one line for anything that is not a record of a game of 400. One upload is read at a
+    time, server-wide (replaying a record of 1 MiB keeps a core busy for a while): another
+    sent meanwhile is refused, ApiError 503, rather than queued on a second core."""
+    if not _READING.acquire(blocking=False):
+        raise ApiError(503, "the server is reading another record: try again in a moment")
+    try:
+        return parse_record(text)
+    finally:
+        _READING.release()
 
 
 def _finished_hand(h: HandRecord) -> dict[str, Any]:

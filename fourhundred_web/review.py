@@ -61,7 +61,7 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
 from fourhundred_web.bots import public_text
 from fourhundred_web.play import OutOfTurnError, PlaySession
-from fourhundred_web.records import MAX_RECORD_UPLOAD, record_json, table_record
+from fourhundred_web.records import MAX_RECORD_UPLOAD, read_upload, record_json, table_record
 from fourhundred_web.requests import (
     ApiError,
     check_fields,
@@ -460,7 +460,7 @@ def review_routes(
             text = body["text"]
             if not isinstance(text, str) or not text.strip():
                 raise ApiError(400, f"text={show(text)}: expected the text of a record file")
-            record = await run_in_threadpool(parse_record, text)
+            record = await run_in_threadpool(read_upload, text)
         elif source == "served":
             if body["served"] is not True:
                 raise ApiError(400, f"served={show(body['served'])}: expected true")

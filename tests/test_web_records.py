@@ -219,6 +219,22 @@ def test_the_upload_is_capped_in_size_not_at_the_small_body_cap(client: TestClie
     _one_line(r, 413)
 
 
+def test_one_upload_is_read_at_a_time(client: TestClient) -> None:
+    """Replaying a big record keeps a core busy: while one is read, another upload (or review
+    of a text) is refused in one line, 503, and nothing is queued; then it goes through."""
+    from fourhundred_web import records
+
+    assert records._READING.acquire(blocking=False)  # an upload being read
+    try:
+        error = _one_line(_upload(client, GOOD), 503)
+        assert error == "the server is reading another record: try again in a moment"
+        r = client.post("/api/review", json={"text": GOOD})
+        assert "reading another record" in _one_line(r, 503)
+    finally:
+        records._READING.release()
+    assert _upload(client, GOOD).status_code == 200
+
+
 def test_the_upload_is_a_write_this_server_s_page_alone_may_send(client: TestClient) -> None:
     r = client.post("/api/records", json={"text": GOOD}, headers={"Origin": "http://evil.example"})
     assert "Origin" in _one_line(r, 403)
