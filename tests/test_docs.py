@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import os
 import re
 import shutil
@@ -28,6 +27,8 @@ from fourhundred_env.rules import Rules
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs"))
 import gen_pages  # noqa: E402  (docs/gen_pages.py, the build's hook)
+
+from tests.requires import missing, require  # noqa: E402
 
 PAGES = [
     ROOT / "README.md",
@@ -130,23 +131,10 @@ def test_every_bundled_file_has_a_model_card_with_its_hashes() -> None:
 
 
 # -- the build and the screenshots -----------------------------------------------------------
-def _docs_missing() -> str | None:
-    for module in ("mkdocs", "material", "mkdocstrings_handlers.python"):
-        try:
-            if importlib.util.find_spec(module) is None:
-                return f"{module} is not installed (pip install -e '.[docs]')"
-        except ModuleNotFoundError:
-            return f"{module} is not installed (pip install -e '.[docs]')"
-    return None
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    why = _docs_missing()
-    if why is not None:
-        if os.environ.get("FOURHUNDRED_REQUIRE_DOCS") == "1":
-            pytest.fail(f"the docs build is required but cannot run: {why}", pytrace=False)
-        pytest.skip(f"docs build skipped: {why}")
+    why = missing(("mkdocs", "material", "mkdocstrings_handlers.python"), "docs")
+    require(why, "FOURHUNDRED_REQUIRE_DOCS", "the docs build")
     out = tmp_path_factory.mktemp("site")
     mkdocs = Path(sys.executable).with_name("mkdocs")
     result = subprocess.run(

@@ -12,7 +12,6 @@ FOURHUNDRED_REQUIRE_WHEEL=1 (`.ci/run`), which turns the skip into a failure.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,19 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.requires import missing, require
 from tests.web import serve_command
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = os.environ.get("FOURHUNDRED_TORCH_WHEEL", "torch==2.13.0")  # the Makefile's TORCH_WHEEL
 TIMEOUT = 900
 OURS = ("fourhundred_", "fourhundred-")  # the import names and the dist-info folder
-
-
-def _missing() -> str | None:
-    for module in ("build", "twine"):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed (pip install -e '.[dev]')"
-    return None
 
 
 def _run(argv: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
@@ -49,11 +42,7 @@ def _run(argv: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    why = _missing()
-    if why is not None:
-        if os.environ.get("FOURHUNDRED_REQUIRE_WHEEL") == "1":
-            pytest.fail(f"the wheel test is required but cannot run: {why}", pytrace=False)
-        pytest.skip(f"wheel test skipped: {why}")
+    require(missing(("build", "twine"), "dev"), "FOURHUNDRED_REQUIRE_WHEEL", "the wheel test")
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], ROOT)
     return out
