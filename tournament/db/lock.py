@@ -1,6 +1,13 @@
 """One writer per database: an exclusive advisory ``flock`` on ``<db>.lock``, which the
 system releases when its process dies, holding the writer's pid, host, start time and
-command; a second writer is refused naming the first, a dead run's lock file taken over."""
+command; a second writer is refused naming the first, a dead run's lock file taken over.
+
+The lock file goes by the database's name, so the writer also takes a ``flock`` on the
+database file itself: a second name of the same file (a hard link, a bind mount) takes the
+lock file of its own name but meets the first writer on the file. SQLite's own locks are
+``fcntl`` record locks, which ``flock`` does not touch; the writer closes its descriptor of
+the file (which drops every record lock the process holds on it) only after its connection
+is closed."""
 
 from __future__ import annotations
 
@@ -44,7 +51,9 @@ class WriterLock:
         name said in messages (default `db_path`)."""
         self.db_path = Path(shown if shown is not None else db_path)
         self.path = lock_path(db_path)
+        self.file = Path(db_path)
         self._fd: int | None = None
+        self._file_fd: int | None = None
 
     def acquire(self) -> str | None:
         """Take the lock (see the class docstring); OSError if its folder is not writable."""
@@ -69,6 +78,11 @@ class WriterLock:
             if same:
                 break
             os.close(fd)
+        try:
+            self._lock_file()
+        except BaseException:
+            os.close(fd)
+            raise
         previous = _read_holder(fd)
         info = {
             "pid": os.getpid(), "host": socket.gethostname(),
@@ -84,6 +98,21 @@ class WriterLock:
             f"without releasing it ({_describe_holder(previous)})"
         )
 
+    def _lock_file(self) -> None:
+        """The ``flock`` on the database file itself (created empty when absent: SQLite takes
+        an empty file as a new database), held by whichever of its names a writer came by."""
+        fd = os.open(self.file, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise DatabaseBusyError(
+                f"database {str(self.db_path)!r} is being written by another run that opened "
+                "it by another name (a hard link to the same file): wait for it to finish or "
+                "stop it, or choose another --db"
+            ) from None
+        self._file_fd = fd
+
     def release(self) -> None:
         """Remove the lock file and release the lock (nothing if not held)."""
         if self._fd is None:
@@ -91,6 +120,9 @@ class WriterLock:
         try:
             self.path.unlink(missing_ok=True)
         finally:
+            if self._file_fd is not None:
+                os.close(self._file_fd)
+                self._file_fd = None
             os.close(self._fd)  # closing releases the flock
             self._fd = None
 
