@@ -111,6 +111,27 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_it_begins(
     assert not (tmp_path / "t" / "results.sqlite").exists()
 
 
+def test_a_bot_that_cannot_start_again_mid_run_stops_the_run_in_one_line(
+    tmp_path: Path, capsys
+) -> None:
+    """It crashed at its first move and each of its 3 starts after failed: the run stops (exit
+    code 2, one line naming the bot and why), keeping its finished games, instead of
+    forfeiting every move the bot had left."""
+    argv = ["tournament", "--agents", _hostile("gone", tmp_path), "minbid", "--matches", "3",
+            "--max-hands", "3", "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")]  # fmt: skip
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "failed to start 3 times in a row" in err[0], err
+    assert "exited with code 4" in err[0] and "cannot start any more" in err[0], err
+    assert "rerun the same command to resume" in err[0]
+    con = sqlite3.connect(tmp_path / "t" / "results.sqlite")
+    try:
+        (errors,) = con.execute("SELECT COUNT(*) FROM events WHERE kind = 'error'").fetchone()
+    finally:
+        con.close()
+    assert errors <= 3  # the crash and the failed starts' moves, not every move left
+
+
 def test_a_missing_program_is_one_line(tmp_path: Path, capsys) -> None:
     argv = ["tournament", "--agents", "cmd:no-such-program --flag", "random",
             "--out", str(tmp_path)]  # fmt: skip

@@ -41,7 +41,7 @@ from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
 
-__all__ = ["BotFailure", "BotProcess", "Reply", "SupervisedAgent"]
+__all__ = ["BotFailure", "BotGaveUpError", "BotProcess", "Reply", "SupervisedAgent"]
 
 MAX_FAILED_STARTS = 3
 """Starts in a row that fail before a supervised agent gives up on its bot."""
@@ -58,6 +58,11 @@ class BotFailure(Exception):
     def __init__(self, kind: str, detail: str, restart: bool = True) -> None:
         super().__init__(detail)
         self.kind, self.detail, self.restart = kind, detail, restart
+
+
+class BotGaveUpError(FourHundredError):
+    """A supervised bot failed to start MAX_FAILED_STARTS times in a row: the run stops (what
+    it finished is kept) rather than forfeit every move the bot has left."""
 
 
 @dataclass
@@ -299,27 +304,36 @@ class SupervisedAgent(Agent):
     # -- the process ------------------------------------------------------------------------
     def _running(self, hard: float) -> BotProcess:
         """The bot process, started (and greeted) if it is not running; BotFailure if it
-        cannot be, or once starting has failed MAX_FAILED_STARTS times in a row."""
+        cannot be (the table's move is forfeited), BotGaveUpError once starting has failed
+        MAX_FAILED_STARTS times in a row."""
         if self._bot is not None:
             return self._bot
-        if self._failed_starts >= MAX_FAILED_STARTS:
-            raise BotFailure(
-                "error", f"gave up on the bot after {MAX_FAILED_STARTS} failed starts in a row",
-                restart=False,
-            )  # fmt: skip
         try:
             bot = self._launch()
         except FourHundredError as e:
-            self._failed_starts += 1
-            raise BotFailure("error", str(e)) from None
+            raise self._failed_start(BotFailure("error", str(e))) from None
         try:
             self._handshake(bot, time.monotonic() + max(hard, MIN_START_S))
         except BotFailure as e:
             bot.kill()
-            self._failed_starts += 1
-            raise BotFailure(e.kind, f"did not start: {e.detail}") from None
+            self._last_stderr = bot.stderr_tail()
+            raise self._failed_start(BotFailure(e.kind, f"did not start: {e.detail}")) from None
         self._bot = bot
+        self._failed_starts = 0
         return bot
+
+    def _failed_start(self, failure: BotFailure) -> Exception:
+        """`failure`, or BotGaveUpError when it is the last start in a row allowed."""
+        self._failed_starts += 1
+        if self._failed_starts < MAX_FAILED_STARTS:
+            return failure
+        tail = self.stderr_tail().strip().splitlines()
+        said = f"; its stderr ended: {tail[-1][:200]!r}" if tail else ""
+        return BotGaveUpError(
+            f"agent {self.name!r} failed to start {MAX_FAILED_STARTS} times in a row (last: "
+            f"{failure.detail}){said}: the run stopped, keeping every game it finished; expected "
+            "a bot that starts: fix it and rerun the same command to resume"
+        )
 
     def _restart(self) -> None:
         """Kill the bot; the next call starts a fresh one."""

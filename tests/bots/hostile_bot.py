@@ -6,7 +6,8 @@ On its first `act` while the file MARKER does not exist, it creates MARKER and m
 crash (exits with code 3), hang (sleeps forever), garbage (a line that is not JSON),
 illegal (an action that is not legal), wrong_id (an answer to another request), noisy (writes
 more than a pipe holds to stderr at every move, then answers correctly: not a fault). `version2` answers hello with
-protocol version 2 (so it never starts); `silent` never answers hello.
+protocol version 2 (so it never starts); `silent` never answers hello; `gone` crashes like
+`crash`, and every start after that fails (its program is gone, as it were).
 """
 
 import json
@@ -15,6 +16,9 @@ import sys
 import time
 
 mode, marker = sys.argv[1], sys.argv[2]
+if mode == "gone" and os.path.exists(marker):
+    print("hostile bot: cannot start any more", file=sys.stderr, flush=True)
+    sys.exit(4)
 
 
 def send(message):
@@ -38,7 +42,7 @@ for line in sys.stdin:
     if not os.path.exists(marker):
         open(marker, "w").close()
         print(f"hostile bot: {mode} now", file=sys.stderr, flush=True)
-        if mode == "crash":
+        if mode in ("crash", "gone"):
             sys.exit(3)
         if mode == "hang":
             time.sleep(1e6)
