@@ -30,6 +30,7 @@ from fourhundred_env.game_record import (
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view
+from tests.dbedit import to_schema_1
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -500,8 +501,7 @@ def test_cli_export_of_a_match_that_does_not_replay_says_why(small_db: Path, tmp
     shutil.copy(small_db, path)
     con = sqlite3.connect(path)
     with con:  # a database of schema 1 (no moves): its bots play the match again
-        con.execute("ALTER TABLE hands DROP COLUMN moves")
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+        to_schema_1(path, con)
         con.execute("UPDATE hands SET score0 = score0 + 5 WHERE match_id = 0 AND orientation = 1 "
                     "AND hand_index = 0")  # fmt: skip
     con.close()

@@ -20,6 +20,7 @@ from fourhundred_tournament.replay import (
     replay_game,
     tournament_info,
 )
+from tests.dbedit import to_schema_1
 
 
 def _keys(path: Path) -> list[tuple[str, str, int, int]]:
@@ -32,11 +33,7 @@ def _keys(path: Path) -> list[tuple[str, str, int, int]]:
 def _without_moves(path: Path) -> None:
     """Make `path` a database of schema 1, which keeps no moves: its games are replayed by
     their bots."""
-    con = sqlite3.connect(path)
-    with con:
-        con.execute("ALTER TABLE hands DROP COLUMN moves")
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
-    con.close()
+    to_schema_1(path)
 
 
 def test_every_game_of_a_tournament_replays_exactly(results_db: Path) -> None:

@@ -21,15 +21,18 @@ from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import (
     DEALT_BYTES,
     MAX_HAND_MOVES,
+    SCHEMA_VERSION,
     DatabaseDamagedError,
     DatabaseMismatchError,
     ReadOnlyResults,
     ResultsDB,
+    check_values,
     decode_moves,
     encode_moves,
 )
 from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game
+from tests.dbedit import reseal, to_schema_1
 from tests.test_tournament_resume import same_rows, table_rows
 
 SAMPLING = "neural:agents/pretrained/selfplay.pt,sample=true"  # not replayable, and quick
@@ -51,11 +54,7 @@ def _keys(path: Path) -> list[tuple[str, str, int, int]]:
 
 def _to_schema_1(path: Path) -> None:
     """Make `path` what a version without moves wrote: no ``moves`` column, schema 1."""
-    con = sqlite3.connect(path)
-    with con:
-        con.execute("ALTER TABLE hands DROP COLUMN moves")
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
-    con.close()
+    to_schema_1(path)
 
 
 @pytest.fixture(scope="module")
@@ -131,12 +130,16 @@ def test_a_database_of_schema_1_reads_resumes_and_replays_by_its_bots(
     assert cli_main(["record", "export", str(old), "--match", "0", "-o", str(tmp_path / "o.400")]) == 0  # fmt: skip
     capsys.readouterr()
 
-    _run(old, agents)  # resumed with a second match: the column is added, the old rows NULL
+    _run(old, agents)  # resumed with a second match: the columns added, the old rows NULL
     straight = _run(tmp_path / "straight.sqlite", agents)
     with ReadOnlyResults(old) as db:
-        assert db.meta()["schema"] == "2" and db.has_moves
+        assert db.meta()["schema"] == str(SCHEMA_VERSION) and db.has_moves
         stored = db.query("SELECT match_id, moves IS NULL FROM hands GROUP BY 1, 2")
         assert sorted(stored) == [(0, 1), (1, 0)]
+        # the rows written since carry a digest, the old ones none (and are read as they are)
+        sealed = db.query("SELECT match_id, digest IS NULL FROM hands GROUP BY 1, 2")
+        assert sorted(sealed) == [(0, 1), (1, 0)] and "digests" not in db.meta()
+        check_values(db)
         assert all(replay_game(db, key).exact for key in _keys(old))  # by bots, then by moves
     # every column but the moves (the last: the old rows have none) as in a straight run
     assert [r[:-1] for r in table_rows(old, "hands")] == [
@@ -165,12 +168,12 @@ def test_a_database_of_a_newer_schema_is_refused(sampled: Path, tmp_path: Path) 
     shutil.copy(sampled, path)
     con = sqlite3.connect(path)
     with con:
-        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+        con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION + 1),))
     con.close()
     before = path.read_bytes()
-    with pytest.raises(DatabaseMismatchError, match="has schema 3, newer than"):
+    with pytest.raises(DatabaseMismatchError, match=f"has schema {SCHEMA_VERSION + 1}, newer than"):
         ReadOnlyResults(path)
-    with pytest.raises(DatabaseMismatchError, match="has schema 3, newer than"):
+    with pytest.raises(DatabaseMismatchError, match=f"has schema {SCHEMA_VERSION + 1}, newer than"):
         ResultsDB(path, {"agents": []})
     assert path.read_bytes() == before
 
@@ -211,6 +214,7 @@ def test_damaged_moves_are_refused_in_one_line(
         else:
             con.execute(f"UPDATE hands SET moves = ? {where}",
                         (change(moves), match_id, orientation, hand))  # fmt: skip
+        reseal(con)  # past the row's digest, to the check of its moves
     con.close()
     key = next(k for k in _keys(path) if k[2:] == (match_id, orientation))
     with ReadOnlyResults(path) as db, pytest.raises(DatabaseDamagedError) as e:

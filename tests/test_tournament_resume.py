@@ -35,11 +35,11 @@ def _cfg(tmp_path: Path, name: str, **kw) -> TournamentConfig:
 
 def table_rows(db: Path, table: str) -> list[tuple]:
     """Every row of `table` in key order, without the columns that may differ between runs:
-    timings (seconds) and the events' own ids."""
+    timings (seconds), the rows' digests (which cover the timings) and the events' own ids."""
     con = sqlite3.connect(db)
     try:
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
-        keep = [c for c in cols if "seconds" not in c and c != "id"]
+        keep = [c for c in cols if "seconds" not in c and c not in ("id", "digest")]
         order = "pair_a, pair_b, match_id, orientation" + (
             ", hand_index" if "hand_index" in cols else ""
         )

@@ -43,9 +43,11 @@ def _rows(path: Path, table: str = "hands") -> list[tuple]:
 
 
 def _results(path: Path) -> list[list[tuple]]:
-    """The rows a straight run and a resumed one share (times excluded)."""
-    hands = [r[:-5] + r[-1:] for r in _rows(path, "hands")]  # without the seconds, before moves
-    matches = [r[:-1] for r in _rows(path, "matches")]
+    """The rows a straight run and a resumed one share (times, and the digests that cover
+    them, excluded)."""
+    # hands: ..., seconds0-3, moves, digest; matches: ..., decision_seconds, digest
+    hands = [r[:-6] + r[-2:-1] for r in _rows(path, "hands")]
+    matches = [r[:-2] for r in _rows(path, "matches")]
     return [hands, matches]
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from starlette.testclient import TestClient
 
 from fourhundred_tournament.ladder.play import add_bots
 from fourhundred_web.app import create_app
+from tests.dbedit import to_schema_1
 
 ROOT = Path(__file__).resolve().parents[1]
 SIMPLE = ROOT / "examples" / "bots" / "simple_bot.py"
@@ -138,11 +138,7 @@ def test_a_bot_program_without_moves_is_never_run_and_the_reason_says_so(
     db = tmp_path / "ladder.sqlite"
     add_bots(db, ["random", spec], 1, max_hands=3, play=PLAY)
     marker.unlink()
-    con = sqlite3.connect(db)  # schema 1, no moves: a program is never run to show them
-    with con:
-        con.execute("ALTER TABLE hands DROP COLUMN moves")
-        con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
-    con.close()
+    to_schema_1(db)  # schema 1, no moves: a program is never run to show them
     client = TestClient(create_app(db=db), base_url="http://localhost")
     shown = "cmd:python bot.py,sandbox=off"
     query = {"pair": _pair(client, shown, "random"), "match": 0}

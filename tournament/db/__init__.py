@@ -33,17 +33,24 @@ with a line naming the first; a lock file left by a killed run is taken over (th
 released its lock) and the takeover is reported. Before anything is written, a database is
 checked read-only (``PRAGMA integrity_check``, then its fingerprint); a damaged one is
 refused in one line and left exactly as it was. Readers (the report, the plots, the web
-interface) open the file read-only and need no lock. The schema is unchanged by the lock.
+interface) open the file read-only and need no lock. The writer also holds a ``flock`` on the
+database file itself, so a second name of the file (a hard link) meets the first writer.
 
-The schema's version is in ``meta`` (:data:`SCHEMA_VERSION`). A database of schema 1 has no
-``moves``: it is read as it is (its games' cards come back by replaying replayable bots,
+Every row of ``hands``, ``matches`` and ``events`` (and of a ladder's tables) carries a
+``digest`` of its values (:mod:`~fourhundred_tournament.db.digests`), checked on read with the
+values: an edit that stays in range is refused as damage.
+
+The schema's version is in ``meta`` (:data:`SCHEMA_VERSION`). A database of schema 1 or 2
+has no digests (its rows are read unchecked by them, and those written since carry one); one
+of schema 1 has no ``moves``: it is read as it is (its games' cards come back by replaying replayable bots,
 :mod:`fourhundred_tournament.replay`), and the writer that resumes it adds the column, NULL in the rows it
 holds. A database of a newer schema is refused.
 
 One module per job, each name importable from here: :mod:`~fourhundred_tournament.db.schema` (the row
 types, their columns, the time bins, the tables' SQL), :mod:`~fourhundred_tournament.db.lock` (the writer
 lock), :mod:`~fourhundred_tournament.db.checks` (a file checked before use),
-:mod:`~fourhundred_tournament.db.values` (row values checked on read), :mod:`~fourhundred_tournament.db.moves` (the
+:mod:`~fourhundred_tournament.db.values` (row values checked on read),
+:mod:`~fourhundred_tournament.db.digests` (the rows' checksums), :mod:`~fourhundred_tournament.db.moves` (the
 ``moves`` values) and :mod:`~fourhundred_tournament.db.results` (the writer and the read-only reader).
 """
 

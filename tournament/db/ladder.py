@@ -41,7 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_tournament.db.checks import DatabaseMismatchError, damaged_error, read_fingerprint
+from fourhundred_tournament.db.digests import first_mismatch, is_strict, seal
 from fourhundred_tournament.db.results import ResultsDB
+from fourhundred_tournament.db.values import row_damage
 from fourhundred_tournament.deals import DealSecret
 
 __all__ = [
@@ -66,17 +68,20 @@ LADDER_VERSION = 1
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_bots (
     label TEXT PRIMARY KEY, spec TEXT NOT NULL, version INTEGER NOT NULL, files TEXT,
-    added INTEGER NOT NULL, info TEXT NOT NULL DEFAULT '{}'
+    added INTEGER NOT NULL, info TEXT NOT NULL DEFAULT '{}', digest TEXT
 );
 CREATE TABLE IF NOT EXISTS ladder_events (
     event INTEGER PRIMARY KEY, kind TEXT NOT NULL, labels TEXT NOT NULL, retired TEXT NOT NULL,
-    matches INTEGER, started TEXT NOT NULL, finished TEXT, note TEXT NOT NULL DEFAULT ''
+    matches INTEGER, started TEXT NOT NULL, finished TEXT, note TEXT NOT NULL DEFAULT '',
+    digest TEXT
 );
 CREATE TABLE IF NOT EXISTS ladder_pairings (
     pair_a TEXT NOT NULL, pair_b TEXT NOT NULL, event INTEGER NOT NULL, matches INTEGER NOT NULL,
-    PRIMARY KEY (pair_a, pair_b)
+    digest TEXT, PRIMARY KEY (pair_a, pair_b)
 );
-CREATE TABLE IF NOT EXISTS ladder_deals (event INTEGER PRIMARY KEY, secret TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ladder_deals (
+    event INTEGER PRIMARY KEY, secret TEXT NOT NULL, digest TEXT
+);
 """
 
 
@@ -188,31 +193,164 @@ def check_ladder_meta(path: Path, meta: Mapping[str, str]) -> None:
 def read_ladder(db: ResultsDB) -> Ladder:
     """The ladder `db` holds; a tournament database is read as one event adding all its
     agents, each pairing planned with as many matches as the highest match id played.
-    DatabaseMismatchError when the database is neither, or a ladder of a newer format."""
+    DatabaseMismatchError when the database is neither, or a ladder of a newer format;
+    DatabaseDamagedError in one line naming the row when a row of the ladder's tables holds a
+    value a ladder cannot have written, or values its digest was not computed from."""
     meta = db.meta()
     if "ladder" not in meta:
         return _tournament_as_ladder(db, meta)
     check_ladder_meta(db.path, meta)
-    settings = json.loads(meta["ladder"])
-    bots = tuple(
-        LadderBot(label, spec, int(v), files, int(added), json.loads(info))
-        for label, spec, v, files, added, info in db.query(
-            "SELECT label, spec, version, files, added, info FROM ladder_bots ORDER BY added, label"
-        )
-    )
-    events = tuple(
-        LadderEvent(int(e), kind, tuple(json.loads(labels)), tuple(json.loads(retired)),
-                    None if m is None else int(m), started, finished, note)
-        for e, kind, labels, retired, m, started, finished, note in db.query(
-            "SELECT event, kind, labels, retired, matches, started, finished, note "
-            "FROM ladder_events ORDER BY event"
-        )
-    )  # fmt: skip
-    pairings = {
-        (a, b): (int(e), int(m))
-        for a, b, e, m in db.query("SELECT pair_a, pair_b, event, matches FROM ladder_pairings")
-    }
+    settings = _checked_settings(db, meta["ladder"])
+    rows = {t: _rows(db, t) for t in LADDER_TABLES}
+    check = _RowCheck(db)
+    checked = sorted((check.bot(r) for r in rows["ladder_bots"]), key=lambda b: (b[4], b[0]))
+    bots = tuple(LadderBot(*b) for b in checked)
+    labels = {b.label for b in bots}
+    events = tuple(check.event(r, i + 1, labels) for i, r in enumerate(rows["ladder_events"]))
+    last = len(events)
+    for b in bots:
+        if b.added > last:
+            raise check.damage("ladder_bots", {"label": b.label}, f"added={b.added}",
+                               f"an event of 1 to {last}")  # fmt: skip
+    pairings = dict(check.pairing(r, labels, last) for r in rows["ladder_pairings"])
+    for event, _secret in rows["ladder_deals"]:
+        if type(event) is not int or not 1 <= event <= last:
+            raise check.damage("ladder_deals", {"event": event}, f"event={event!r}",
+                               f"an event of 1 to {last}")  # fmt: skip
+    anchor = settings.get("anchor")
+    if anchor is not None and anchor not in labels:
+        raise check.damage("meta", {"key": "ladder"}, f"anchor={anchor!r}", "a bot's label")
+    strict = is_strict(meta)
+    for table, names in LADDER_TABLES.items():
+        bad = first_mismatch(db.con, table, names, strict)
+        if bad is not None:
+            raise row_damage(db, table, bad, "values that do not match its checksum", "a ladder")
     return Ladder(db.path, settings, bots, events, pairings, True)
+
+
+LADDER_TABLES = {
+    "ladder_bots": ("label",), "ladder_events": ("event",),
+    "ladder_pairings": ("pair_a", "pair_b"), "ladder_deals": ("event",),
+}  # fmt: skip
+"""The ladder's own tables, with the columns that name a row."""
+_COLUMNS = {
+    "ladder_bots": "label, spec, version, files, added, info",
+    "ladder_events": "event, kind, labels, retired, matches, started, finished, note",
+    "ladder_pairings": "pair_a, pair_b, event, matches",
+    "ladder_deals": "event, secret",
+}
+_ORDER = {"ladder_events": " ORDER BY event"}
+_KINDS = ("add", "remove", "tournament")
+_MAX_MATCHES = 10**7  # a pairing's duplicate matches (far more than a ladder plays)
+_MAX_HANDS = 100_000  # fourhundred_tournament.config.MAX_HANDS (the db layer does not import it)
+
+
+def _rows(db: ResultsDB, table: str) -> list[tuple[Any, ...]]:
+    if table not in _tables(db):  # a ladder made before the table was
+        return []
+    return db.query(f"SELECT {_COLUMNS[table]} FROM {table}{_ORDER.get(table, '')}")
+
+
+class _RowCheck:
+    """The checks of the ladder's rows, each raising DatabaseDamagedError naming the row."""
+
+    def __init__(self, db: ResultsDB) -> None:
+        self.db = db
+
+    def damage(self, table: str, ids: Mapping[str, object], what: str, expected: str) -> Exception:
+        return row_damage(self.db, table, ids, f"{what} (expected {expected})", "a ladder")
+
+    def _int(self, table: str, ids: dict, name: str, value: Any, low: int, high: int) -> int:
+        if type(value) is not int or not low <= value <= high:
+            span = "an integer" if high >= 2**62 else f"an integer of {low} to {high}"
+            raise self.damage(table, ids, f"{name}={value!r}", span)
+        return value
+
+    def _text(self, table: str, ids: dict, name: str, value: Any, empty: bool = False) -> str:
+        if not isinstance(value, str) or not (empty or value):
+            raise self.damage(table, ids, f"{name}={value!r}", "text")
+        return value
+
+    def _json(self, table: str, ids: dict, name: str, value: Any, kind: type) -> Any:
+        try:
+            out = json.loads(value)
+        except (TypeError, ValueError):
+            out = None
+        if not isinstance(out, kind) or (kind is list and not all(isinstance(x, str) for x in out)):
+            what = "a JSON object" if kind is dict else "a JSON list of labels"
+            raise self.damage(table, ids, f"{name}={str(value)[:80]!r}", what)
+        return out
+
+    def bot(self, row: tuple[Any, ...]) -> tuple[str, str, int, str | None, int, dict]:
+        label, spec, version, files, added, info = row
+        ids = {"label": label}
+        t = "ladder_bots"
+        self._text(t, ids, "label", label)
+        self._text(t, ids, "spec", spec)
+        self._int(t, ids, "version", version, 1, 10**6)
+        if files is not None and not (isinstance(files, str) and _is_digest(files)):
+            raise self.damage(t, ids, f"files={files!r}", "a SHA-256 in hex, or NULL")
+        self._int(t, ids, "added", added, 1, 10**9)
+        info = self._json(t, ids, "info", info, dict)
+        if label != version_label(spec, version):
+            raise self.damage(t, ids, f"label={label!r}",
+                              repr(version_label(spec, version)) + " for its spec and version")  # fmt: skip
+        return label, spec, version, files, added, info
+
+    def event(self, row: tuple[Any, ...], number: int, labels: set[str]) -> LadderEvent:
+        event, kind, added, retired, matches, started, finished, note = row
+        ids = {"event": event}
+        t = "ladder_events"
+        if event != number or type(event) is not int:
+            raise self.damage(t, ids, f"event={event!r}", f"event {number}: events count 1, 2...")
+        if kind not in _KINDS:
+            raise self.damage(t, ids, f"kind={kind!r}", f"one of {', '.join(_KINDS)}")
+        added = self._json(t, ids, "labels", added, list)
+        retired = self._json(t, ids, "retired", retired, list)
+        unknown = [x for x in (*added, *retired) if x not in labels]
+        if unknown:
+            raise self.damage(t, ids, f"label {unknown[0]!r}", "a bot of ladder_bots")
+        if matches is not None:
+            self._int(t, ids, "matches", matches, 1, _MAX_MATCHES)
+        self._text(t, ids, "started", started, empty=True)
+        if finished is not None:
+            self._text(t, ids, "finished", finished)
+        self._text(t, ids, "note", note, empty=True)
+        return LadderEvent(event, kind, tuple(added), tuple(retired), matches, started, finished,
+                           note)  # fmt: skip
+
+    def pairing(
+        self, row: tuple[Any, ...], labels: set[str], last: int
+    ) -> tuple[tuple[str, str], tuple[int, int]]:
+        a, b, event, matches = row
+        ids = {"pair_a": a, "pair_b": b}
+        t = "ladder_pairings"
+        for name, label in (("pair_a", a), ("pair_b", b)):
+            if label not in labels:
+                raise self.damage(t, ids, f"{name}={label!r}", "a bot of ladder_bots")
+        if a > b:
+            raise self.damage(t, ids, "its labels out of order", "pair_a <= pair_b")
+        self._int(t, ids, "event", event, 1, last)
+        self._int(t, ids, "matches", matches, 1, _MAX_MATCHES)
+        return (a, b), (event, matches)
+
+
+def _is_digest(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
+def _checked_settings(db: ResultsDB, text: str) -> dict[str, Any]:
+    """The ``ladder`` meta (the settings every pairing shares), checked."""
+    check = _RowCheck(db)
+    ids = {"key": "ladder"}
+    settings = check._json("meta", ids, "ladder", text, dict)
+    check._int("meta", ids, "seed", settings.get("seed"), -(2**63), 2**63 - 1)
+    check._int("meta", ids, "max_hands", settings.get("max_hands"), 1, _MAX_HANDS)
+    if not isinstance(settings.get("rules"), dict):
+        raise check.damage("meta", ids, f"rules={settings.get('rules')!r}", "a mapping of rules")
+    if not isinstance(settings.get("anchor"), str | None):
+        raise check.damage("meta", ids, f"anchor={settings['anchor']!r}", "a bot's label or null")
+    return settings
 
 
 def _tournament_as_ladder(db: ResultsDB, meta: Mapping[str, str]) -> Ladder:
@@ -294,6 +432,9 @@ def write_event(
     try:
         with con:
             con.executescript(LADDER_SCHEMA)
+            for table in LADDER_TABLES:  # a ladder written before rows carried a digest
+                if "digest" not in {r[1] for r in con.execute(f"PRAGMA table_info({table})")}:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN digest TEXT")
             con.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('ladder', ?)",
                 (json.dumps(ladder.settings, sort_keys=True),),
@@ -317,7 +458,12 @@ def write_event(
                 [(a, b, event, m) for (a, b), m in sorted(pairings.items())],
             )
             if secret is not None:
-                con.execute("INSERT INTO ladder_deals VALUES (?, ?)", (event, secret.secret.hex()))
+                con.execute(
+                    "INSERT INTO ladder_deals (event, secret) VALUES (?, ?)",
+                    (event, secret.secret.hex()),
+                )
+            for table in LADDER_TABLES:
+                seal(con, table)
     except sqlite3.DatabaseError as e:
         from fourhundred_tournament.db.checks import damaged_error
 
@@ -365,6 +511,7 @@ def finish_events(db: ResultsDB) -> None:
     if done:
         with db.con:
             db.con.executemany(
-                "UPDATE ladder_events SET finished = ? WHERE event = ?",
+                "UPDATE ladder_events SET finished = ?, digest = NULL WHERE event = ?",
                 [(_now(), e) for e in done],
             )
+            seal(db.con, "ladder_events")

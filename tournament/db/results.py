@@ -18,6 +18,13 @@ from fourhundred_tournament.db.checks import (
     read_meta,
     recover_interrupted_write,
 )
+from fourhundred_tournament.db.digests import (
+    DIGEST_META,
+    DIGEST_SCHEME,
+    last_rowid,
+    register,
+    seal,
+)
 from fourhundred_tournament.db.lock import WriterLock
 from fourhundred_tournament.db.schema import (
     EVENT_COLUMNS,
@@ -31,6 +38,9 @@ from fourhundred_tournament.db.schema import (
     MatchRow,
     insert_sql,
 )
+
+_SEALED = ("hands", "matches", "events")
+"""The result tables whose rows carry a digest (:mod:`~fourhundred_tournament.db.digests`)."""
 
 
 def _has_column(con: sqlite3.Connection, table: str, column: str) -> bool:
@@ -80,6 +90,7 @@ class ResultsDB:
                 else:
                     check_fingerprint(self.path, fingerprint)
             self.con = sqlite3.connect(self.path, timeout=30)
+            register(self.con)
             self.con.execute("PRAGMA synchronous=NORMAL")
             self._create(fingerprint, create_meta or {})
         except sqlite3.DatabaseError as e:
@@ -110,11 +121,16 @@ class ResultsDB:
                     con.execute(statement)
             if not _has_column(con, "hands", "moves"):  # schema 1: its rows keep NULL
                 con.execute("ALTER TABLE hands ADD COLUMN moves BLOB")
+            for table in _SEALED:  # schema 1 or 2: its rows keep NULL (and are not checked)
+                if not _has_column(con, table, "digest"):
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN digest TEXT")
             new = not con.execute("SELECT 1 FROM meta WHERE key = 'fingerprint'").fetchall()
             rows = [("schema", str(SCHEMA_VERSION)),
                     ("fingerprint", json.dumps(dict(fingerprint), sort_keys=True))]  # fmt: skip
             if new:
                 rows += [(k, json.dumps(dict(v), sort_keys=True)) for k, v in create_meta.items()]
+                if not con.execute("SELECT 1 FROM hands LIMIT 1").fetchall():
+                    rows.append((DIGEST_META, json.dumps(DIGEST_SCHEME, sort_keys=True)))
             con.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", rows)
             # an older schema (a newer one was refused) is this one now; an unchanged file is
             # left byte for byte as it was
@@ -194,6 +210,7 @@ class ResultsDB:
         # one by one through the sequence protocol, twice as slow over a tournament's rows.
         try:
             with self.con:
+                since = {t: last_rowid(self.con, t) for t in _SEALED}
                 self.con.executemany(insert_sql("hands", HAND_COLUMNS), map(tuple, hands))
                 self.con.executemany(insert_sql("events", EVENT_COLUMNS), map(tuple, events))
                 self.con.executemany(
@@ -203,6 +220,8 @@ class ResultsDB:
                     move_times,
                 )
                 self.con.executemany(insert_sql("matches", MATCH_COLUMNS), map(tuple, matches))
+                for table, rowid in since.items():
+                    seal(self.con, table, rowid)
         except sqlite3.DatabaseError as e:
             raise DatabaseDamagedError(
                 f"writing results to {str(self.path)!r} failed ({e}); what was written before "
@@ -270,3 +289,4 @@ class ReadOnlyResults(ResultsDB):
         else:
             check_schema(self.path, read_meta(self.path))
         self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        register(self.con)

@@ -9,10 +9,11 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-SCHEMA_VERSION = 2
-"""The schema this version writes and reads (2: ``hands`` keeps each hand's ``moves``). A
-database of schema 1 (no ``moves``) is read as it is, and gains the column, NULL in its rows,
-when it is next written; a newer one is refused."""
+SCHEMA_VERSION = 3
+"""The schema this version writes and reads (2: ``hands`` keeps each hand's ``moves``; 3: the
+rows carry a ``digest``, :mod:`~fourhundred_tournament.db.digests`). A database of an older
+schema is read as it is, and gains the columns, NULL in its rows, when it is next written; a
+newer one is refused."""
 GameKey = tuple[str, str, int, int]
 
 _SEATS = range(4)
@@ -160,7 +161,7 @@ CREATE TABLE IF NOT EXISTS hands (
     dealer INTEGER, required_total INTEGER, thrown_in INTEGER, redeal_seat INTEGER,
     claim_seat INTEGER,
     {", ".join(f"{c}{s} INTEGER" for c in ("bid", "tricks", "points", "score", "forfeit", "decisions") for s in _SEATS)},
-    {", ".join(f"seconds{s} REAL" for s in _SEATS)}, moves BLOB,
+    {", ".join(f"seconds{s} REAL" for s in _SEATS)}, moves BLOB, digest TEXT,
     PRIMARY KEY (pair_a, pair_b, match_id, orientation, hand_index)
 );
 CREATE TABLE IF NOT EXISTS matches (
@@ -168,7 +169,7 @@ CREATE TABLE IF NOT EXISTS matches (
     finished INTEGER NOT NULL, winner_team INTEGER NOT NULL, winner TEXT,
     num_hands INTEGER, num_played INTEGER, num_thrown_in INTEGER,
     score0 INTEGER, score1 INTEGER, score2 INTEGER, score3 INTEGER, target INTEGER,
-    forfeits INTEGER, decision_seconds REAL,
+    forfeits INTEGER, decision_seconds REAL, digest TEXT,
     PRIMARY KEY (pair_a, pair_b, match_id, orientation)
 );
 CREATE TABLE IF NOT EXISTS move_times (
@@ -177,7 +178,7 @@ CREATE TABLE IF NOT EXISTS move_times (
 );
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, {_KEY}, hand_index INTEGER, seat INTEGER,
-    agent TEXT, kind TEXT NOT NULL, detail TEXT, seconds REAL
+    agent TEXT, kind TEXT NOT NULL, detail TEXT, seconds REAL, digest TEXT
 );
 """
 """The tables (``CREATE TABLE IF NOT EXISTS``), run by the writer at every open."""

@@ -5,9 +5,11 @@ mean: an edited or damaged row passes its integrity check."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 
-from fourhundred_tournament.db.checks import DatabaseDamagedError
+from fourhundred_tournament.db.checks import DatabaseDamagedError, damaged_error
+from fourhundred_tournament.db.digests import first_mismatch, is_strict
 from fourhundred_tournament.db.moves import DEALT_BYTES, MAX_HAND_MOVES
 from fourhundred_tournament.db.results import ResultsDB
 from fourhundred_tournament.db.schema import NUM_TIME_BINS, GameKey
@@ -97,7 +99,9 @@ def _problems(table: str, moves: bool = False) -> str:
 
 def check_values(db: ResultsDB, key: GameKey | None = None) -> None:
     """Raise DatabaseDamagedError (one line naming the table, the row and the value) when a
-    row of `db` (a ResultsDB; only game `key`'s rows when given) holds a value out of range."""
+    row of `db` (a ResultsDB; only game `key`'s rows when given) holds a value out of range,
+    or values that are not those its digest was computed from."""
+    strict = is_strict(db.meta())
     for table, names in _NAMES.items():
         where = ""
         params: Sequence[object] = ()
@@ -115,15 +119,23 @@ def check_values(db: ResultsDB, key: GameKey | None = None) -> None:
         if rows:
             *ids, what = rows[0]
             raise row_damage(db, table, dict(zip(names, ids, strict=True)), what)
+        if table != "move_times":
+            try:
+                bad = first_mismatch(db.con, table, names, strict, where, params)
+            except sqlite3.DatabaseError as e:
+                raise damaged_error(db.path, e) from None
+            if bad is not None:
+                raise row_damage(db, table, bad, "values that do not match its checksum")
 
 
 def row_damage(
-    db: ResultsDB, table: str, ids: Mapping[str, object], what: str
+    db: ResultsDB, table: str, ids: Mapping[str, object], what: str, writer: str = "a tournament"
 ) -> DatabaseDamagedError:
     """The one-line refusal of the row of `table` named by `ids` (its key columns and their
-    values), which holds `what` (a value a tournament cannot have written)."""
+    values), which holds `what` (a value `writer` cannot have written)."""
     row = ", ".join(f"{n}={v!r}" for n, v in ids.items())
     return DatabaseDamagedError(
         f"database {str(db.path)!r}: {table} row ({row}) holds {what}: "
-        "expected the values a tournament writes; the file was edited or damaged"
+        f"expected the values {writer} writes; the file was edited or damaged, and was left as "
+        "it is"
     )

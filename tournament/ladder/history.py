@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 from fourhundred_env.rules import Rules
-from fourhundred_tournament.db import ResultsDB, read_names
+from fourhundred_tournament.db import ResultsDB, check_values, read_names
 from fourhundred_tournament.db.ladder import Ladder, read_ladder
 from fourhundred_tournament.ratings import ELO_PER_NAT, RATING_METHOD, rate_agents, wilson_interval
 
@@ -50,6 +50,7 @@ def ladder_report(
     """Everything the ladder `db` holds (see the module docstring). `anchor`: the bot pinned
     at 1500 (default: the ladder's own, else the mean is 1500)."""
     ladder = read_ladder(db)
+    check_values(db)  # a damaged or edited row: one line, nothing reported
     given = read_names(db.path, db.meta())
     names = {b.label: given.get(b.label, b.label) for b in ladder.bots}
     scores = game_scores(db)

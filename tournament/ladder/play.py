@@ -50,6 +50,7 @@ from fourhundred_tournament.db import (
     ReadOnlyResults,
     ResultsDB,
     check_schema,
+    check_values,
     is_blank,
     read_meta,
     read_names,
@@ -203,6 +204,7 @@ def add_bots(
                    create_meta=create) as db:  # fmt: skip
         scheme = _check_deals(db, deals)
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
+        check_values(db)  # a damaged or edited row: one line, nothing written
         _same_settings(ladder, asked)
         plan = _plan(ladder, specs, digests, matches, info)
         _check_stored_bots(ladder, plan, [*specs, *(split_name(s)[0] for s in run)])
@@ -504,6 +506,7 @@ def remove_bots(db_path: str | Path, names: Sequence[str]) -> int:
         raise LadderError("ladder remove: expected one or more bots")
     with ResultsDB(path, {}, check=_check_file) as db:
         ladder = read_ladder(db)
+        check_values(db)  # a damaged or edited row: one line, nothing written
         active = ladder.active()
         labels = []
         for name in names:
