@@ -200,7 +200,7 @@ def test_compose_with_a_neural_bidder_bids_as_the_checkpoint() -> None:
     rules = Rules()
     path = "agents/pretrained/bidder.pt"
     both = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", rules, seed=0)
-    alone = make_agent(f"neural:{path}", rules, seed=0)
+    alone = make_agent(f"neural:{path}", rules, seed=0, decides="bid")  # asked for bids only
     engine = Engine()
     state = engine.init(32, seed=2)
     engine.deal(state)

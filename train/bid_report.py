@@ -73,8 +73,8 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     n = scores.shape[0]
     state = engine.init(n, seed=seed, dealer=dealer, scores=scores)
     # seat seeds as the tournament's: one agent instance per seat, fed only that seat's view
-    bid_agents = [make_agent(bidder if s in BIDDER_SEATS else play, rules, seed + s)
-                  for s in range(4)]  # fmt: skip
+    bid_agents = [make_agent(bidder, rules, seed + s, decides="bid") if s in BIDDER_SEATS
+                  else make_agent(play, rules, seed + s) for s in range(4)]  # fmt: skip
     play_agents = [make_agent(play, rules, seed + 10 + s) for s in range(4)]
     for agent in (*bid_agents, *play_agents):
         agent.reset(n)

@@ -112,7 +112,7 @@ def compare_bidders(
     engine = Engine(rules)  # stateless but for the rules: reads the env's state
     points = []
     for spec in (bidder, baseline):
-        agent = make_agent(spec, rules, seed)
+        agent = make_agent(spec, rules, seed, decides="bid")  # it only bids here
         env = FourHundredBidVectorEnv(tables, seat=0, policy=play_policy, rules=rules)
         env.reset(seed=seed)
         got = []
