@@ -255,7 +255,7 @@ def analyse_bid(
     state = start(engine, pos)
     view: SeatView = seat_view(engine, state)
     seat = pos.seat
-    agent = make_agent(bidder, rules, seed)
+    agent = make_agent(bidder, rules, seed, decides="bid")
     agent.reset(1)
     chosen, probs_all = agent.act_with_probs(view)
     chosen = int(chosen[0])
@@ -274,7 +274,8 @@ def analyse_bid(
     branch = worlds_state.select(np.tile(np.arange(worlds), n_act))
     engine.step(branch, np.repeat(actions, worlds))
     ours = {seat, (seat + 2) % 4}
-    bid_agents = [make_agent(bidder if s in ours else play, rules, seed + s) for s in range(4)]
+    bid_agents = [make_agent(bidder, rules, seed + s, decides="bid") if s in ours
+                  else make_agent(play, rules, seed + s) for s in range(4)]  # fmt: skip
     play_agents = [make_agent(play, rules, seed + 10 + s) for s in range(4)]
     for a in (*bid_agents, *play_agents):
         a.reset(branch.batch_size)

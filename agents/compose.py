@@ -72,8 +72,9 @@ def _compose_factory(rules: Rules, seed: int, text: str | None):
                 f"agent 'compose:{text}': {name}={part!r}: expected a bot that is not itself "
                 "a composition"
             )
-    bidder = as_agent(make_agent(parts["bid"], rules, seed))
-    player = as_agent(make_agent(parts["play"], rules, seed + 1))
+    # each part is asked for its own decisions only: a bidding-only checkpoint may bid here
+    bidder = as_agent(make_agent(parts["bid"], rules, seed, decides="bid"))
+    player = as_agent(make_agent(parts["play"], rules, seed + 1, decides="play"))
     agent = BidPlayAgent(bidder, player, f"compose:{text}")
     agent.stateless = bidder.stateless and player.stateless
     agent.replayable = bidder.replayable and player.replayable

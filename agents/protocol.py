@@ -40,6 +40,13 @@ class Agent:
     :class:`~fourhundred_agents.remote.process.Reply` with each table's seconds and failures instead of
     raising, which a tournament calls instead of `act` (a bot in its own process,
     :mod:`fourhundred_agents.remote.process`). False: the caller times `act` and enforces the limit."""
+    decides: str = "both"
+    """What the bot can decide: "both" (bids and cards), "bid" (only bids: a bidding-only
+    checkpoint) or "play" (only cards). `make_agent` refuses a bot asked for decisions it
+    cannot make (:data:`fourhundred_env.registry.DECIDES`)."""
+    bid_spec: str | None = None
+    """A spec that plays this bidding-only bot's bids with card play of its own (for the
+    refusal's message: ``neural-bid:PATH``), or None."""
 
     def __init__(self, rules: Rules | None = None, seed: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -72,7 +79,7 @@ class Agent:
 class ForeignAgent(Agent):
     """A plugin's bot that is not an :class:`Agent` (it has ``reset`` and ``act``, as
     :class:`fourhundred_env.registry.AgentLike` asks), given the protocol's capabilities:
-    those it declares itself (``name``, ``stateless``, ``replayable``), else Agent's
+    those it declares itself (``name``, ``stateless``, ``replayable``, ``decides``), else Agent's
     defaults. It never keeps the time limit itself."""
 
     def __init__(self, bot) -> None:
@@ -81,6 +88,7 @@ class ForeignAgent(Agent):
         self.name = str(getattr(bot, "name", type(bot).__name__))
         self.stateless = bool(getattr(bot, "stateless", Agent.stateless))
         self.replayable = bool(getattr(bot, "replayable", Agent.replayable))
+        self.decides = str(getattr(bot, "decides", Agent.decides))
 
     def reset(self, num_tables: int) -> None:
         """The bot's own ``reset``."""

@@ -17,6 +17,7 @@ from fourhundred_env import registry as _core
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.registry import (
+    DECIDES,
     ENTRY_POINT_GROUP,
     NoSettings,
     available_agents,
@@ -27,6 +28,7 @@ from fourhundred_env.registry import (
 from fourhundred_env.rules import Rules
 
 __all__ = [
+    "DECIDES",
     "ENTRY_POINT_GROUP",
     "NoSettings",
     "RandomSettings",
@@ -39,11 +41,13 @@ __all__ = [
 ]
 
 
-def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Agent:
+def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, *,
+               decides: str = "both") -> Agent:  # fmt: skip
     """A new agent for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...), as
-    :func:`fourhundred_env.registry.make_agent` makes it, always an :class:`Agent`: a
+    :func:`fourhundred_env.registry.make_agent` makes it (`decides`: what it will be asked,
+    "both", "bid" or "play"; a bot that cannot is refused), always an :class:`Agent`: a
     plugin's bot of another class is wrapped (:func:`fourhundred_agents.protocol.as_agent`)."""
-    return as_agent(_core.make_agent(spec, rules, seed))
+    return as_agent(_core.make_agent(spec, rules, seed, decides=decides))
 
 
 _MODULES = ("fourhundred_agents.remote.external", "fourhundred_agents.scripted.heuristic", "fourhundred_agents.scripted.heuristic_v1",

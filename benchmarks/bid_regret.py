@@ -79,7 +79,8 @@ def main() -> None:
     rules = Rules()
     engine = Engine(rules)
     try:  # a bad spec or checkpoint is refused before the values are computed
-        agents = {spec: make_agent(spec, rules, seed=0) for spec in ["heuristic-v1", *args.bidders]}
+        agents = {spec: make_agent(spec, rules, seed=0, decides="bid")
+                  for spec in ["heuristic-v1", *args.bidders]}  # fmt: skip
     except FourHundredError as e:
         raise SystemExit(f"bid_regret: {e}") from None
     pool = record_positions(engine, QBidder(engine), args.pool, args.seed, 2048, 200, 0)

@@ -1,4 +1,9 @@
-"""`fourhundred evaluate-run RUN`: a run's snapshots against a fixed agent, after the fact."""
+"""`fourhundred evaluate-run RUN`: a run's snapshots against a fixed agent, after the fact.
+
+The spec that plays a snapshot follows the run's mode: a bidding run (PPO's ``mode:
+bidding``, the fitted-Q bidder's ``mode: bid_q``) made a bidder, played as ``neural-bid:``
+(its bids, the cards by the play policy recorded in the checkpoint, ``heuristic-v1`` for
+the fitted-Q bidder); any other as ``neural:``."""
 
 from __future__ import annotations
 
@@ -44,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     run = Path(args.run)
     if not (run / "config.yaml").is_file():
         raise FourHundredError(f"{args.run!r}: expected a run folder with config.yaml")
-    if not (run / "checkpoints").is_dir():  # a run of another library's example: one model
+    if not (run / "checkpoints").is_dir() or _bidding_without_snapshots(run):
+        # one model: a run of another library's example, a fitted-Q bidder, a PPO bidder
         if args.ladder:
             raise FourHundredError(
                 f"{args.run!r} has no snapshots (checkpoints/): add its model to the ladder "
@@ -59,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     matches = config.eval_matches if args.matches is None else args.matches
     if matches < 1:  # a run whose eval_matches is 0 (no evaluations)
         raise FourHundredError(f"the run's eval_matches={matches}: expected --matches of 1 or more")
-    # the specs as played below: a ladder adds a bidding run's snapshots as bidders
-    kind = "neural-bid" if args.ladder and config.mode == "bidding" else "neural"
+    # the specs as played below: a bidding run's snapshots are bidders
+    kind = "neural-bid" if config.mode == "bidding" else "neural"
     _check_agents(
         {_opponent_flag(args): opponent, **{f"snapshot {snap.name}": f"{kind}:{snap}"
                                             for snap in snapshots}},
@@ -74,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         update = int(snap.stem.split("_")[1])
         out = run / "eval" / f"posthoc_{update:05d}"
         result = evaluate_pair(
-            f"neural:{snap}", opponent, matches, seed=eval_seed(config.seed, update),
+            f"{kind}:{snap}", opponent, matches, seed=eval_seed(config.seed, update),
             rules=config.rules, out_dir=out, workers=args.workers,
         )  # fmt: skip
         for key, value in result.items():
@@ -88,6 +94,18 @@ def run(args: argparse.Namespace) -> int:
         )
     writer.close()
     return 0
+
+
+def _bidding_without_snapshots(run: Path) -> bool:
+    """A PPO bidding run (``mode: bidding``), which keeps no snapshots: its policy.pt is
+    evaluated as the one model."""
+    from fourhundred_env.configs import load_yaml
+
+    meta = load_yaml(run / "config.yaml", "run config")
+    return (
+        isinstance(meta, dict) and meta.get("mode") == "bidding"
+        and not any((run / "checkpoints").glob("policy_*.pt"))
+    )  # fmt: skip
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -120,9 +138,11 @@ def _check_agents(specs: dict[str, str], rules: str) -> None:
 
 
 def _final_model(args: argparse.Namespace, run: Path) -> int:
-    """Evaluate the one model of a run written by another library's example (the SB3 and
-    CleanRL examples: model.zip, or policy.pt with policy.json) against the opponent, and log
-    eval/* at the run's last step (its config's total_timesteps)."""
+    """Evaluate the one model of a run against the opponent, and log eval/* at the run's last
+    step: a run written by another library's example (the SB3 and CleanRL examples:
+    model.zip, or policy.pt with policy.json; its config's total_timesteps), a fitted-Q
+    bidder's (positions fitted) or a PPO bidder's (learner decisions). The model's spec is
+    what the file can do (`model_spec`): a bidder is played as ``neural-bid:``."""
     from torch.utils.tensorboard import SummaryWriter
 
     from fourhundred_agents.libraries.agent import model_spec
@@ -133,10 +153,11 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
     spec = model_spec(run)
     opponent = args.opponent or str(meta.get("eval_opponent", "heuristic-v1"))
     matches = args.matches or int(meta.get("eval_matches") or 100)
-    _check_agents({"the run's model": spec, _opponent_flag(args): opponent}, "wiki")
-    seed, step = int(meta.get("seed", 0)), int(meta.get("total_timesteps", 0))
+    rules = str(meta.get("rules", "wiki"))
+    _check_agents({"the run's model": spec, _opponent_flag(args): opponent}, rules)
+    seed, step = int(meta.get("seed", 0)), _final_step(run, meta)
     print(f"{spec} against {opponent}, {matches} duplicate matches")
-    result = evaluate_pair(spec, opponent, matches, seed=seed * 1_000_003, rules="wiki",
+    result = evaluate_pair(spec, opponent, matches, seed=seed * 1_000_003, rules=rules,
                            out_dir=run / "eval" / "posthoc_final", workers=args.workers)  # fmt: skip
     with SummaryWriter(str(run)) as writer:
         for key, value in result.items():
@@ -147,6 +168,21 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
         f"  points/hand {result['eval/points_per_hand']:+.2f}"
     )
     return 0
+
+
+def _final_step(run: Path, meta: dict) -> int:
+    """The TensorBoard step of a run's last model: positions fitted by a fitted-Q bidder
+    (its iterations done x positions), the learner decisions of a PPO run (its latest.pt),
+    else the config's total_timesteps (another library's example)."""
+    if meta.get("mode") == "bid_q":
+        done = sum(1 for _ in run.glob("iter_*.pt"))
+        return done * int(meta.get("positions", 0))
+    latest = run / "checkpoints" / "latest.pt"
+    if latest.is_file():
+        from fourhundred_train.checkpoint import read_checkpoint
+
+        return int(read_checkpoint(latest).get("decisions", 0))
+    return int(meta.get("total_timesteps", 0))
 
 
 def _step(config: Any, update: int) -> int:

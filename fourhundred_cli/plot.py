@@ -85,10 +85,9 @@ def _run(args: argparse.Namespace) -> int:
         written = write_training_plots(runs, out, smoothing=args.smoothing)
         print(f"{len(runs)} run(s): " + ", ".join(str(r.path) for r in runs))
         names = {p.name for p in written}
-        if "win_rate.png" not in names and "exit.png" not in names:
-            print(
-                "no eval/win_rate scalars in these runs, so no win_rate.png (train with eval_every > 0)"
-            )
+        if not names & {"win_rate.png", "exit.png", "bid_eval.png"}:
+            print("no eval/* scalars in these runs, so no win_rate.png or bid_eval.png (train "
+                  "with eval_every > 0)")  # fmt: skip
     for path in written:
         print(path)
     return 0

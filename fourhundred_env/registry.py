@@ -229,10 +229,46 @@ def _field_names(cls: type) -> list[str]:
     return [f.name for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
 
 
-def make_agent(spec: str, rules: Rules | None = None, seed: int = 0) -> Any:
-    """A new agent instance for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...)."""
+DECIDES = ("both", "bid", "play")
+"""What a bot can decide (its ``decides``) and what a caller asks of it (`make_agent`'s
+`decides`): bids and cards, bids only, cards only."""
+
+
+def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, *,
+               decides: str = "both") -> Any:  # fmt: skip
+    """A new agent instance for `spec` (``"random"``, ``"heuristic"``, ``"neural:PATH"``...).
+
+    `decides` is what the caller will ask of it: "both" (a player: a seat of a game, an
+    opponent), "bid" (only its bids: a bidder in ``compose:``, the bidding benchmark) or
+    "play" (only its cards). A bot that cannot make those decisions (its ``decides``, e.g.
+    a bidding-only checkpoint named as a player) is refused in one line (ConfigError) that
+    says how to name it instead. Every command resolves its specs here, so all behave alike.
+    """
+    if decides not in DECIDES:
+        raise FourHundredError(f"decides={decides!r}: expected one of {list(DECIDES)}")
     name, text = parse_spec(spec)
     e = entry(name)
     if e.settings is None:
-        return e.factory(rules if rules is not None else Rules(), seed, text or None)
-    return e.factory(rules if rules is not None else Rules(), seed, spec_settings(spec))
+        agent = e.factory(rules if rules is not None else Rules(), seed, text or None)
+    else:
+        agent = e.factory(rules if rules is not None else Rules(), seed, spec_settings(spec))
+    can = getattr(agent, "decides", "both")
+    if can != "both" and can != decides:
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
+        raise ConfigError(_refusal(spec, can, getattr(agent, "bid_spec", None)))
+    return agent
+
+
+def _refusal(spec: str, can: str, bid_spec: str | None) -> str:
+    """The one line refusing the bot of `spec`, which only makes `can` decisions ("bid" or
+    "play"), where it would make others too: the specs that name it for what it does."""
+    label = split_name(spec)[0]
+    if can == "bid":
+        ways = [f"{bid_spec} (its bids, the cards by its play policy)"] if bid_spec else []
+        ways.append(f"compose:bid={label},play=SPEC (its bids, the cards by SPEC)")
+        return (f"agent {spec!r} only bids (a bidding-only bot cannot play the cards): "
+                f"expected {' or '.join(ways)}")  # fmt: skip
+    return (f"agent {spec!r} only plays the cards (it cannot bid): expected "
+            f"compose:bid=SPEC,play={label} (the bids by SPEC, its cards)")  # fmt: skip

@@ -77,7 +77,7 @@ def test_the_search_over_a_joined_network_bids_with_its_bidding_network(tmp_path
     # with the bids searched, the candidates are the bidding network's most likely bids
     searched = make_agent(f"search:{light},model={both}", Rules(), seed=4)
     bids = np.flatnonzero(view.phase == int(Phase.BID))
-    own = make_agent(f"neural:{bid_path}", Rules(), seed=0).act(view.select(bids))
+    own = make_agent(f"neural:{bid_path}", Rules(), seed=0, decides="bid").act(view.select(bids))
     np.testing.assert_array_equal(searched._policy(view.select(bids)).argmax(1), own)
 
 
@@ -134,7 +134,7 @@ def test_an_exit_run_with_a_bidder_fits_the_cards_and_keeps_the_bids(tmp_path: P
     assert any(moved)  # the cards were fitted
     view = _views(32)
     bids = np.flatnonzero(view.phase == int(Phase.BID))
-    own = make_agent(f"neural:{bidder}", Rules(), seed=0).act(view.select(bids))
+    own = make_agent(f"neural:{bidder}", Rules(), seed=0, decides="bid").act(view.select(bids))
     played = make_agent(f"neural:{tmp_path / 'run' / 'policy.pt'}", Rules(), seed=0).act(view)
     np.testing.assert_array_equal(played[bids], own)
 
@@ -161,6 +161,8 @@ def test_the_bundled_exit_network_bids_as_the_bundled_bidder() -> None:
     assert isinstance(net, BidPlayNet)
     view = _views(48)
     bids = np.flatnonzero(view.phase == int(Phase.BID))
-    own = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0).act(view.select(bids))
+    own = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0, decides="bid").act(
+        view.select(bids)
+    )
     played = make_agent("neural:agents/pretrained/exit.pt", Rules(), seed=0).act(view)
     np.testing.assert_array_equal(played[bids], own)

@@ -172,3 +172,36 @@ def test_heuristic_v1_matches_for_the_match_win_estimate() -> None:
         b = np.lexsort((np.arange(len(again["match"])), again["match"]))
         np.testing.assert_array_equal(data[key][a], again[key][b])
     assert MatchWin("agents/pretrained/matchwin_h1.npz", rules=Rules()).rules == Rules()
+
+
+def test_a_bid_q_run_writes_curves_judges_its_bids_and_plots(tmp_path: Path, capsys) -> None:
+    """Events at every iteration (x: positions fitted), the bidding benchmark's eval/bid_*
+    every eval_every, `fourhundred plot` on the run folder; the evaluations change no weight."""
+    from fourhundred_train.bid_report import BidEval
+    from fourhundred_train.plots import read_scalars
+
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=2", "eval_deals=2"])
+    rows = BidQTrainer(cfg, tmp_path / "a", progress=False).train()
+    scalars = read_scalars(tmp_path / "a")
+    assert scalars["charts/positions"].steps.tolist() == [600, 1200]
+    assert scalars["losses/fit_loss"].values.tolist() == pytest.approx([r["loss"] for r in rows])
+    for tag in ("charts/mean_best_minus_own", "charts/own_bid_value", "eval/bid_made_rate",
+                "eval/bid_thrown_in_rate", "eval/bid_points_per_hand"):  # fmt: skip
+        assert scalars[tag].steps.tolist() == [600, 1200], tag
+    dwin = scalars["eval/bid_dwin_pp"].values
+    assert (scalars["eval/bid_dwin_pp_low"].values <= dwin).all()
+    assert (dwin <= scalars["eval/bid_dwin_pp_high"].values).all()
+    # what bid-eval --report's hands say of the final policy, on the same hands
+    judged = BidEval("heuristic-v1", 2, cfg.seed, "wiki")(
+        f"neural-bid:{tmp_path / 'a' / 'policy.pt'}"
+    )
+    assert judged["eval/bid_dwin_pp"] == pytest.approx(dwin[-1], rel=1e-5)
+    off = load_bid_q_config("configs/bidding_q.yaml", [*TINY, "iterations=2", "eval_every=0"])
+    BidQTrainer(off, tmp_path / "b", progress=False).train()
+    a, b = _weights(tmp_path / "a" / "policy.pt"), _weights(tmp_path / "b" / "policy.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    capsys.readouterr()
+    assert main(["plot", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "bid_eval.png" in out and "bid_q.png" in out
+    assert (tmp_path / "a" / "plots" / "bid_eval.png").is_file()

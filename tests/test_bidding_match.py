@@ -200,7 +200,7 @@ def test_compose_with_a_neural_bidder_bids_as_the_checkpoint() -> None:
     rules = Rules()
     path = "agents/pretrained/bidder.pt"
     both = make_agent(f"compose:bid=neural-bid:{path},play=heuristic-v1", rules, seed=0)
-    alone = make_agent(f"neural:{path}", rules, seed=0)
+    alone = make_agent(f"neural:{path}", rules, seed=0, decides="bid")  # asked for bids only
     engine = Engine()
     state = engine.init(32, seed=2)
     engine.deal(state)
@@ -334,3 +334,25 @@ def test_match_aware_bidding_run_resumes_exactly(tmp_path: Path) -> None:
     resumed.train(progress=False)
     for a, b in zip(straight.params, resumed.params, strict=True):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_a_bidding_run_logs_its_match_value_and_the_bidding_benchmark(tmp_path: Path) -> None:
+    """PPO bidding with the match-value reward logs what it optimises (charts/win_change_pp)
+    and, at each evaluation, its bids judged as bid-eval --report judges them (eval/bid_*);
+    the value loss is labelled in match value, not points."""
+    from fourhundred_train.evaluate import make_evaluator
+    from fourhundred_train.plots import load_runs
+    from fourhundred_train.plots.ppo import value_loss_label
+
+    config = load_config(None, [*TINY_BID, "reward=match_value", "match_value_points=40",
+                                "learner_partnership=true", "eval_every=1", "eval_matches=1",
+                                "eval_bid_deals=1", "eval_opponent=heuristic-v1"])  # fmt: skip
+    run = tmp_path / "bid"
+    history = Trainer(config, run).train(make_evaluator(config, run), progress=False)
+    last = history[-1]
+    assert np.isfinite(last["charts/win_change_pp"])
+    assert last["eval/bid_hands"] == 28  # 7 situations x 4 dealers x 1 deal
+    assert last["eval/bid_dwin_pp_low"] <= last["eval/bid_dwin_pp"] <= last["eval/bid_dwin_pp_high"]
+    (loaded,) = load_runs([run])
+    assert loaded.has("eval/bid_dwin_pp") and loaded.has("charts/win_change_pp")
+    assert "match value" in value_loss_label([loaded])

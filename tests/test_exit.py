@@ -343,6 +343,16 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
     assert view.legal_mask[np.arange(8), agent.act(view)].all()
     written = write_training_plots([tmp_path / "run"], tmp_path / "plots")
     assert tmp_path / "plots" / "exit.png" in written
+    # the tags every trainer logs: x in learner decisions, the win rate with its bounds
+    from fourhundred_train.plots import read_scalars
+
+    scalars = read_scalars(tmp_path / "run")
+    decisions = scalars["charts/decisions"]
+    assert decisions.steps.tolist() == [1, 2]
+    assert decisions.values.tolist() == np.cumsum([r["positions"] for r in rows]).tolist()
+    assert scalars["eval/win_rate"].values[-1] == pytest.approx(rows[-1]["vs_opponent_win_rate"])
+    assert {"eval/win_rate_low", "eval/win_rate_high", "losses/fit_policy_loss"} <= set(scalars)
+    assert tmp_path / "plots" / "win_rate.png" in written
 
 
 @pytest.mark.parametrize(

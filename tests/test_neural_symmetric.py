@@ -99,8 +99,10 @@ def test_the_bidders_features_are_the_renamed_features_of_the_renamed_deal(seed:
 def test_a_symmetric_bidding_network_bids_every_renaming_alike() -> None:
     """bidder.pt's bids averaged over the renamings: the same bid values for each renaming
     of a hand, where the network alone gives them different values."""
-    sym = make_agent("neural:agents/pretrained/bidder.pt,symmetric=true", Rules(), seed=0)
-    plain = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0)
+    sym = make_agent(
+        "neural:agents/pretrained/bidder.pt,symmetric=true", Rules(), seed=0, decides="bid"
+    )
+    plain = make_agent("neural:agents/pretrained/bidder.pt", Rules(), seed=0, decides="bid")
     spread = []
     for seed in range(4):
         views = [seat_view(t.engine, t.state, np.array([0]))

@@ -73,8 +73,8 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     n = scores.shape[0]
     state = engine.init(n, seed=seed, dealer=dealer, scores=scores)
     # seat seeds as the tournament's: one agent instance per seat, fed only that seat's view
-    bid_agents = [make_agent(bidder if s in BIDDER_SEATS else play, rules, seed + s)
-                  for s in range(4)]  # fmt: skip
+    bid_agents = [make_agent(bidder, rules, seed + s, decides="bid") if s in BIDDER_SEATS
+                  else make_agent(play, rules, seed + s) for s in range(4)]  # fmt: skip
     play_agents = [make_agent(play, rules, seed + 10 + s) for s in range(4)]
     for agent in (*bid_agents, *play_agents):
         agent.reset(n)
@@ -185,6 +185,57 @@ def bid_report(
                 "high": r["eval/win_rate_high"], "games": int(r["eval/games"]),
             }  # fmt: skip
     return report
+
+
+class BidEval:
+    """The hands part of the report as a trainer's ``eval/bid_*`` scalars: a bidder (bidding
+    for seats 0 and 2) against ``heuristic-v1``'s bids on the same hands (`deals` per
+    situation and dealer, seeded by `seed`, the same at every evaluation), the cards (and the
+    other seats' bids) by `play`. ``heuristic-v1``'s hands are played once and kept. Its own
+    seeds only: it draws nothing from a trainer's generators. `off` says why it is off
+    (these rules have no match-win estimate), else None."""
+
+    BASELINE = "heuristic-v1"
+
+    def __init__(self, play: str, deals: int, seed: int, rules: Rules | str) -> None:
+        from fourhundred_agents.value.matchwin import MatchWin
+        from fourhundred_env.errors import FourHundredError
+
+        self.play, self.deals, self.seed = play, deals, seed
+        self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
+        self._baseline: dict[str, np.ndarray] | None = None
+        self.off: str | None = None
+        try:  # dP(win) needs the match-win estimate of these rules
+            MatchWin(rules=self.rules)
+        except FourHundredError as e:
+            self.off = str(e)
+
+    def __call__(self, bidder: str) -> dict[str, float]:
+        """The ``eval/bid_*`` scalars of `bidder` (an agent spec asked for its bids only):
+        dP(win) (pp) and points per hand over heuristic-v1's bids with their paired 95%
+        intervals, and the bidder's own contracts made, hands thrown in, points per hand and
+        mean bid; {} when `off`."""
+        if self.off is not None:
+            return {}
+        if self._baseline is None:
+            self._baseline = bid_hands(self.BASELINE, self.play, self.deals, self.seed, self.rules)
+        mine = bid_hands(bidder, self.play, self.deals, self.seed, self.rules)
+        return bid_eval_scalars(mine, self._baseline)
+
+
+def bid_eval_scalars(mine: dict[str, np.ndarray], base: dict[str, np.ndarray]) -> dict[str, float]:
+    """``eval/bid_*`` scalars of a bidder's hands (`bid_hands`) against a baseline's on the
+    same hands: what ``bid-eval --report`` prints of them (see `BidEval`)."""
+    s = hands_summary(mine)
+    dwin = mean_interval(100 * (mine["value_change"] - base["value_change"]))
+    gain = mean_interval(mine["points"].mean(axis=1) - base["points"].mean(axis=1))
+    out = {"eval/bid_hands": float(s["hands"]),
+           "eval/bid_points_per_hand": s["points_per_hand"][0],
+           "eval/bid_made_rate": s["made"][0], "eval/bid_thrown_in_rate": s["thrown_in"][0],
+           "eval/bid_mean_bid": s["mean_bid"]}  # fmt: skip
+    for tag, (m, lo, hi) in (("eval/bid_dwin_pp", dwin), ("eval/bid_points_gain", gain)):
+        out.update({tag: m, f"{tag}_low": lo, f"{tag}_high": hi})
+    return out
 
 
 def format_report(report: dict[str, Any]) -> str:

@@ -170,6 +170,13 @@ class TrainConfig:
     """Duplicate match pairs per evaluation against `eval_opponent` (2 matches each)."""
     eval_opponent: str = "heuristic-v1"
     """Agent spec the evaluation plays against."""
+    eval_bid_deals: int = 16
+    """Bidding mode: at every evaluation the policy's bids are also judged as ``bid-eval
+    --report`` judges them (its hands: 7 match situations x 4 dealers x this many seeded
+    deals, the same at every evaluation, against heuristic-v1's bids on the same hands, the
+    cards by `play_policy`), logged as eval/bid_* (dP(win) and points per hand over
+    heuristic-v1's bids with their 95% intervals, contracts made, hands thrown in); 0: off.
+    16 deals: 448 hands a bidder, a few seconds."""
     checkpoint_every: int = 10
     """Updates between checkpoints (the last one is always written)."""
     torch_threads: int = 2
@@ -226,6 +233,8 @@ class TrainConfig:
                      "rollout_actors"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r}: expected a positive integer")
+        if self.eval_bid_deals < 0:
+            raise ConfigError(f"eval_bid_deals={self.eval_bid_deals}: expected 0 (off) or more")
         from fourhundred_agents.neural.network import (
             NetConfig,
         )  # torch: loaded by every user of a run

@@ -70,6 +70,13 @@ def make_evaluator(
     """`evaluate(policy_path, update)` for the trainer, or None when evaluations are off."""
     if not config.eval_every:
         return None
+    bids = None
+    if config.mode == "bidding" and config.eval_bid_deals:
+        from fourhundred_train.bid_report import BidEval
+
+        bids = BidEval(config.play_policy, config.eval_bid_deals, config.seed, config.rules)
+        if bids.off is not None:
+            print(f"eval/bid_* off: {bids.off}")
 
     def evaluate(policy_path: Path, update: int) -> dict[str, Any]:
         kind = "neural-bid" if config.mode == "bidding" else "neural"
@@ -77,10 +84,13 @@ def make_evaluator(
         snap = Path(run_dir) / "eval" / f"update_{update:05d}" / "policy.pt"
         snap.parent.mkdir(parents=True, exist_ok=True)
         snap.write_bytes(Path(policy_path).read_bytes())
-        return evaluate_pair(
+        out = evaluate_pair(
             f"{kind}:{snap}", config.eval_opponent, matches=config.eval_matches,
             seed=eval_seed(config.seed, update), rules=config.rules, out_dir=snap.parent,
         )  # fmt: skip
+        if bids is not None:  # the bidding benchmark's hands, its own seeds
+            out.update(bids(f"{kind}:{snap}"))
+        return out
 
     return evaluate
 
@@ -112,7 +122,7 @@ def compare_bidders(
     engine = Engine(rules)  # stateless but for the rules: reads the env's state
     points = []
     for spec in (bidder, baseline):
-        agent = make_agent(spec, rules, seed)
+        agent = make_agent(spec, rules, seed, decides="bid")  # it only bids here
         env = FourHundredBidVectorEnv(tables, seat=0, policy=play_policy, rules=rules)
         env.reset(seed=seed)
         got = []

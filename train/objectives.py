@@ -307,6 +307,22 @@ class MatchValue(Objective):
             out[ended] = self.points * change
         return out
 
+    def summary(self, r: Rollout) -> dict[str, float]:
+        """``charts/win_change_pp``: the change of the learner's team's match-win estimate per
+        hand that ended, in percentage points (what the match-value reward pays, before
+        `points` and reward_scale)."""
+        from fourhundred_agents.value.match_value import hand_value_change
+
+        ended = r.done
+        learner = np.broadcast_to(r.learner, (*r.done.shape, 4))[ended]
+        if not learner.any():
+            return {}
+        change = hand_value_change(
+            self.engine, self.model, r.scores_before[ended], r.seat_rewards[ended],
+            r.target[ended], r.dealer[ended], ~r.thrown_in[ended],
+        )  # fmt: skip
+        return {"charts/win_change_pp": float(100 * change[learner].mean())}
+
 
 class RolloutValues(Objective):
     """An all-actions policy gradient on the values of every legal action, played out.

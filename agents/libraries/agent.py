@@ -26,7 +26,7 @@ from fourhundred_agents.neural.device import check_device
 from fourhundred_agents.neural.files import model_file_kind
 from fourhundred_agents.protocol import Agent
 from fourhundred_env.configs import check_fields
-from fourhundred_env.errors import ConfigError
+from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.observation import encode_observation
 from fourhundred_env.registry import register_agent
 from fourhundred_env.rules import Rules
@@ -151,8 +151,10 @@ def _torch_factory(rules: Rules, seed: int, settings: TorchSettings) -> Agent:
 def model_spec(path: str | Path) -> str:
     """The agent spec that plays the model file `path`, by what the file is (its contents,
     not its name): ``sb3:`` for a Stable-Baselines3 zip, ``torch:`` for weights with a
-    manifest (or the manifest), ``neural:`` otherwise. A run folder stands for the model it
-    holds (model.zip, policy.json or policy.pt). For tools that take run folders."""
+    manifest (or the manifest), else ``neural-bid:`` for a bidding-only checkpoint (a
+    bidding run's: `checkpoint_decides`) and ``neural:`` for any other. A run folder stands
+    for the model it holds (model.zip, policy.json or policy.pt). For tools that take run
+    folders."""
     path = Path(path)
     if path.is_dir():
         for name in ("model.zip", "policy.json", "policy.pt"):
@@ -167,7 +169,13 @@ def model_spec(path: str | Path) -> str:
         return f"sb3:{path}"
     if kind == "manifest" or path.with_suffix(".json").is_file():
         return f"torch:{path}"
-    return f"neural:{path}"
+    from fourhundred_agents.neural.checkpoint import checkpoint_decides, load_policy
+
+    try:
+        net, _, meta = load_policy(str(path))
+    except FourHundredError:  # refused with its reason where it is played
+        return f"neural:{path}"
+    return f"{'neural-bid' if checkpoint_decides(net, meta['extra']) == 'bid' else 'neural'}:{path}"
 
 
 register_agent(

@@ -112,6 +112,11 @@ class NeuralAgent(Agent):
                 f"not have: expected some of {list(OBS_FIELDS)}"
             )
         self.blank = tuple(blank)
+        from fourhundred_agents.neural.checkpoint import checkpoint_decides
+
+        # a bidding-only checkpoint named as a player is refused by make_agent (its decides)
+        self.decides = checkpoint_decides(self.net, self.meta.get("extra"))
+        self.bid_spec = f"neural-bid:{path}" if self.decides == "bid" else None
         self.path = path
         self.sample = sample
         self.symmetric = symmetric

@@ -201,6 +201,20 @@ def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
     return net
 
 
+def checkpoint_decides(net: Any, extra: Mapping[str, Any] | None = None) -> str:
+    """What a checkpoint can decide, from its network and its record (`extra`, as
+    ``load_policy``'s ``meta["extra"]``): "bid" for a bidding network (agents/neural/bid_net.py,
+    no card outputs) or a network trained on the bids alone (a PPO run of ``mode: bidding``,
+    a fitted-Q bidder: their card outputs were never trained), else "both"."""
+    extra = extra or {}
+    if not isinstance(net, PolicyValueNet) and not isinstance(getattr(net, "play", None),
+                                                              PolicyValueNet):  # fmt: skip
+        return "bid"
+    if extra.get("mode") == "bidding" or "bid_q" in extra:
+        return "bid"
+    return "both"
+
+
 def require_same_game(saved: Rules, rules: Rules | None, where: str, what: str) -> None:
     """Refuse (CheckpointError, one line) a model whose recorded rules `saved` play another
     game than `rules` (None: anything goes); `what` names the kind ("a checkpoint")."""

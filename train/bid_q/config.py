@@ -102,6 +102,19 @@ class BidQConfig:
     "cuda" or "cuda:N". The matches and play-outs are played on the CPU, and the checkpoints
     hold CPU tensors; a resume may change it. On the CPU a seed gives the same weights bit
     for bit; on a GPU not quite (docs/training.md, "Training on a GPU")."""
+    eval_every: int = 1
+    """Iterations between evaluations of the bidder (and after the last; 0: never): its bids
+    judged as ``bid-eval --report`` judges them (eval/bid_*: `eval_deals`) and, with
+    `eval_matches`, in duplicate matches. Evaluations have their own seeds and change no
+    weight."""
+    eval_deals: int = 16
+    """Deals per match situation and dealer of the bidding benchmark's hands at each
+    evaluation (7 situations x 4 dealers x this: 448 hands at 16), the same every time:
+    dP(win) and points per hand over heuristic-v1's bids on the same hands with their 95%
+    intervals, contracts made, hands thrown in; 0: none."""
+    eval_matches: int = 0
+    """Duplicate match pairs per evaluation of ``neural-bid:`` (heuristic-v1's cards) against
+    heuristic-v1 (eval/win_rate with its Wilson interval); 0: none."""
     runs_dir: str = "runs"
     """Where run folders go."""
 
@@ -114,6 +127,9 @@ class BidQConfig:
                      "candidates"):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected at least 1")
+        for name in ("eval_every", "eval_deals", "eval_matches"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name}={getattr(self, name)}: expected 0 (none) or more")
         if self.worlds < 0:
             raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
         if self.window < 0:

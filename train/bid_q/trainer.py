@@ -1,5 +1,12 @@
 """The fitted-Q bidding run (`BidQTrainer`): iterations of positions, values and fit, each
-saved in the run folder as it ends, which is what ``--resume`` continues from."""
+saved in the run folder as it ends, which is what ``--resume`` continues from.
+
+Each iteration's scalars go to TensorBoard in the run folder, the step being the positions
+fitted so far (``charts/positions``): ``losses/fit_loss`` (the fit's squared error, in value
+units squared), ``charts/mean_best_minus_own`` and ``charts/own_bid_value`` (value units:
+percentage points of match-win chance with value match_value, else points), the seconds of
+each part, and every `eval_every` iterations ``eval/bid_*`` (the bidding benchmark's hands,
+train/bid_report.py `BidEval`) and, with `eval_matches`, ``eval/win_rate``."""
 
 from __future__ import annotations
 
@@ -60,6 +67,13 @@ class BidQTrainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not resume:
             save_yaml(config.to_dict(), self.run_dir / "config.yaml")
+        self.bid_eval = None
+        if config.eval_every and config.eval_deals:
+            from fourhundred_train.bid_report import BidEval
+
+            self.bid_eval = BidEval("heuristic-v1", config.eval_deals, config.seed, self.rules)
+            if self.bid_eval.off is not None:
+                print(f"eval/bid_* off: {self.bid_eval.off}", flush=True)
 
     def _done(self) -> int:
         k = 0
@@ -79,10 +93,15 @@ class BidQTrainer:
         each one's values, weights and policy.pt as it ends; returns a row per iteration
         run (also printed as a JSON line)."""
         import torch
+        from torch.utils.tensorboard import SummaryWriter
 
         c = self.config
         history = []
         start = self._done()
+        # the step: positions fitted so far; a resumed run drops what an unfinished
+        # iteration logged
+        writer = SummaryWriter(str(self.run_dir),
+                               purge_step=start * c.positions + 1 if start else None)  # fmt: skip
         inputs_all, q_all = [], []
         first_kept = max(0, start - c.window + 1) if c.window else 0
         for k in range(first_kept, start):
@@ -96,6 +115,7 @@ class BidQTrainer:
             t0 = time.perf_counter()
             seed = c.seed * 1000 + k
             path = self.run_dir / f"iter_{k}.npz"
+            own_value = float("nan")  # the bid made's value, where computed in this run
             if path.is_file():  # saved before the run stopped in the fit: not computed again
                 saved, q = self._saved_values(path)
                 t1 = t2 = time.perf_counter()
@@ -110,6 +130,7 @@ class BidQTrainer:
                     q = play_out_values(self.engine, positions, bidder, c.value, self.model,
                                         per_point=c.per_point)  # fmt: skip
                 own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
+                own_value = float(np.mean(q[np.arange(len(q)), own]))
                 t2 = time.perf_counter()
                 if c.net == "bid_features":
                     saved = {"views": seat_view(self.engine, positions).records}
@@ -127,14 +148,52 @@ class BidQTrainer:
             joined = tuple(np.concatenate(parts) for parts in zip(*inputs_all, strict=True))
             loss = fit(self.net, joined, np.concatenate(q_all), c, seed, self.progress)
             t3 = time.perf_counter()
-            torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
             self.save_policy()
             row = {"iteration": k, "positions": int(c.positions), "loss": loss,
                    "matches_s": t1 - t0, "playouts_s": t2 - t1, "fit_s": t3 - t2,
                    "mean_best_minus_own": gap}  # fmt: skip
+            due = c.eval_every and ((k + 1) % c.eval_every == 0 or k + 1 == c.iterations)
+            scalars = self.evaluate(k) if due else {}
+            self.log(writer, k, row, own_value, scalars)
+            row.update(scalars)
+            # the iteration is done (what --resume goes on from) once its scalars are logged
+            torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
             history.append(row)
             print(json.dumps(row), flush=True)
+        writer.close()
         return history
+
+    def evaluate(self, k: int) -> dict[str, float]:
+        """The ``eval/*`` scalars of the bidder after iteration k (a copy of policy.pt in
+        eval/iter_K/): the bidding benchmark's hands and, with eval_matches, duplicate
+        matches of its bids against heuristic-v1's (heuristic-v1's cards on both sides)."""
+        from fourhundred_train.evaluate import evaluate_pair
+
+        c = self.config
+        snap = self.run_dir / "eval" / f"iter_{k}" / "policy.pt"
+        snap.parent.mkdir(parents=True, exist_ok=True)
+        snap.write_bytes((self.run_dir / "policy.pt").read_bytes())
+        out: dict[str, float] = {}
+        if c.eval_matches:
+            out.update(evaluate_pair(f"neural-bid:{snap}", "heuristic-v1", c.eval_matches,
+                                     seed=c.seed * 1_000_003 + k, rules=self.rules,
+                                     out_dir=snap.parent, workers=1))  # fmt: skip
+        if self.bid_eval is not None:
+            out.update(self.bid_eval(f"neural-bid:{snap}"))
+        return out
+
+    def log(self, writer, k: int, row: dict, own_value: float, scalars: dict) -> None:
+        """Iteration k's scalars to TensorBoard at step positions fitted so far."""
+        step = (k + 1) * self.config.positions
+        values = {"charts/positions": float(step), "losses/fit_loss": row["loss"],
+                  "charts/mean_best_minus_own": row["mean_best_minus_own"],
+                  "charts/own_bid_value": own_value, "charts/matches_s": row["matches_s"],
+                  "charts/playouts_s": row["playouts_s"], "charts/fit_s": row["fit_s"],
+                  **scalars}  # fmt: skip
+        for tag, value in values.items():
+            if np.isfinite(value):
+                writer.add_scalar(tag, value, step)
+        writer.flush()
 
     def _saved_values(self, path: Path) -> tuple[dict, np.ndarray]:
         """The positions' inputs (observations or views) and relative values an iteration

@@ -162,6 +162,7 @@ class ExitTrainer:
         else:
             distil_s = 0.0
         elapsed = history[-1]["minutes"] * 60 if history else distil_s
+        decisions = sum(int(r["positions"]) for r in history)  # learner decisions labelled
         kept: list[dict[str, np.ndarray]] = []
         for k in range(max(0, start - c.window + 1), start):  # the replay window so far
             teacher, _, _ = load_policy(self.teacher_path(k), rules=self.rules)
@@ -198,6 +199,9 @@ class ExitTrainer:
             for key, value in row.items():
                 if key != "iteration" and isinstance(value, (int, float)):
                     writer.add_scalar(f"exit/{key}", value, k + 1)
+            decisions += row["positions"]
+            for tag, value in _family(row, decisions).items():  # at the same step, k + 1
+                writer.add_scalar(tag, value, k + 1)
             writer.flush()
             with self.metrics.open("a") as f:
                 f.write(json.dumps(row) + "\n")
@@ -348,6 +352,22 @@ class ExitTrainer:
             for name in ("win_rate", "win_rate_low", "win_rate_high"):
                 out[f"{tag}_{name}"] = res[f"eval/{name}"]
         return out
+
+
+def _family(row: dict[str, Any], decisions: int) -> dict[str, float]:
+    """An iteration's scalars under the tags every trainer logs, beside its ``exit/*``:
+    ``charts/decisions`` (the learner's decisions recorded and labelled so far: what
+    `fourhundred plot` puts on the x axis), ``eval/win_rate`` (with its Wilson bounds,
+    against the evaluation opponent) and the fit's ``losses/fit_policy_loss`` and
+    ``losses/fit_value_loss``."""
+    out = {"charts/decisions": float(decisions)}
+    for name in ("win_rate", "win_rate_low", "win_rate_high"):
+        if f"vs_opponent_{name}" in row:
+            out[f"eval/{name}"] = float(row[f"vs_opponent_{name}"])
+    for name in ("policy_loss", "value_loss"):
+        if name in row:
+            out[f"losses/fit_{name}"] = float(row[name])
+    return out
 
 
 def _rows(x: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:

@@ -17,11 +17,13 @@ Nothing here imports torch.
 
 The package's modules, one job each: `runs` (reading run folders), `curves` (what the figures
 share: colours, smoothing, the x axis, the legend), `ppo` and `exit` (each mode's figures),
-`episodes` (the training episodes' results, as the examples log them), `write` (which figures
+`episodes` (the training episodes' results, as the examples log them), `bids` (the bidding
+benchmark at each evaluation, ``eval/bid_*``, and the fitted-Q bidder's fit), `write` (which figures
 a set of runs gets, written as PNGs). Runs of the SB3 and CleanRL examples plot too.
 """
 
-from fourhundred_train.plots.curves import COLORS, DECISIONS, auto_smoothing, ema
+from fourhundred_train.plots.bids import figure_bid_eval, figure_bid_q
+from fourhundred_train.plots.curves import COLORS, DECISIONS, POSITIONS, auto_smoothing, ema
 from fourhundred_train.plots.episodes import figure_episodes
 from fourhundred_train.plots.exit import EXIT, figure_exit
 from fourhundred_train.plots.ppo import (
@@ -50,6 +52,7 @@ __all__ = [
     "DECISIONS",
     "EXIT",
     "LOSS_PANELS",
+    "POSITIONS",
     "SB3_TAGS",
     "TRAINING_FIGURES",
     "WIN_HIGH",
@@ -60,6 +63,8 @@ __all__ = [
     "Series",
     "auto_smoothing",
     "ema",
+    "figure_bid_eval",
+    "figure_bid_q",
     "figure_bidding",
     "figure_episodes",
     "figure_exit",

@@ -1,7 +1,8 @@
 """What every learning-curve figure shares: the run colours, the EMA smoothing (`ema`,
 `auto_smoothing`), the x axis (`Axis`: learner decisions when every run logged
-``charts/decisions``, else the TensorBoard step), a curve drawn raw and smoothed, the legend
-below the axes."""
+``charts/decisions``, bidding positions fitted when every run is a fitted-Q bidder's
+(``charts/positions``), else the TensorBoard step), a curve drawn raw and smoothed, the
+legend below the axes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import numpy as np
 from fourhundred_train.plots.runs import Run
 
 DECISIONS = "charts/decisions"
+POSITIONS = "charts/positions"
+"""The fitted-Q bidder's x: bidding positions fitted so far (its TensorBoard step too)."""
 
 # Colour-blind friendly (Okabe-Ito), in order of contrast on white.
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -44,18 +47,25 @@ def auto_smoothing(num_points: int) -> float:
 
 # -- drawing -----------------------------------------------------------------------------------
 class Axis:
-    """The shared x axis: learner decisions when every run logged them, else the update."""
+    """The shared x axis: learner decisions when every run logged them, bidding positions
+    fitted when every run logged those (fitted-Q bidders), else the update."""
 
     def __init__(self, runs: Sequence[Run]) -> None:
-        self.decisions = bool(runs) and all(r.has(DECISIONS) for r in runs)
-        self.label = "learner decisions trained on" if self.decisions else "PPO update"
+        self.tag: str | None = None
+        for tag in (DECISIONS, POSITIONS):
+            if runs and all(r.has(tag) for r in runs):
+                self.tag = tag
+                break
+        self.decisions = self.tag is not None
+        self.label = {DECISIONS: "learner decisions trained on",
+                      POSITIONS: "bidding positions fitted"}.get(self.tag, "PPO update")  # fmt: skip
 
     def x(self, run: Run, steps: np.ndarray) -> np.ndarray:
         """(n,) float64 positions on the axis of `run`'s updates `steps` (n,): the updates
-        themselves, or the learner decisions at them (interpolated)."""
-        if not self.decisions:
+        themselves, or the learner decisions (positions) at them (interpolated)."""
+        if self.tag is None:
             return steps.astype(np.float64)
-        d = run.scalars[DECISIONS]
+        d = run.scalars[self.tag]
         return np.interp(steps, d.steps, d.values)
 
     def style(self, ax: Any) -> None:

@@ -138,6 +138,24 @@ def figure_bidding(runs: Sequence[Run], smoothing: float | None = None) -> Any |
     return fig
 
 
+def value_loss_label(runs: Sequence[Run]) -> str:
+    """The value loss's unit, from the runs' rewards (config.yaml): the returns are rewards x
+    reward_scale ("scaled"), the rewards points, the match value (match_value_points x the
+    change of the team's match-win chance: reward match_value) or both."""
+    units = set()
+    for r in runs:
+        reward = r.config.get("reward", "team_points")
+        with_value = float(r.config.get("match_value_points") or 0) > 0
+        if reward == "match_value":
+            units.add("scaled match value²")
+        elif with_value:
+            units.add("scaled (points + match value)²")
+        else:
+            units.add("scaled points²")
+    unit = units.pop() if len(units) == 1 else "scaled reward²"
+    return f"0.5 · MSE ({unit})"
+
+
 def figure_losses(runs: Sequence[Run], smoothing: float | None = None) -> Any | None:
     """The PPO losses and diagnostics, one panel each (2 x 3); None if none was logged."""
     if not any(r.has(tag) for r in runs for tag, _, _ in LOSS_PANELS):
@@ -147,6 +165,8 @@ def figure_losses(runs: Sequence[Run], smoothing: float | None = None) -> Any | 
     axes = fig.subplots(2, 3, sharex=True)
     weights = []
     for ax, (tag, title, ylabel) in zip(axes.flat, LOSS_PANELS, strict=True):
+        if tag == "losses/value_loss":
+            ylabel = value_loss_label(runs)
         scale = 100.0 if tag in _PERCENT_TAGS else 1.0
         weight = smoothing_weight(runs, tag, smoothing)
         weights.append(weight)

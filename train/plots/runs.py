@@ -79,7 +79,8 @@ def find_runs(paths: Iterable[str | Path]) -> list[Path]:
         if not below:
             raise NoRunsError(
                 f"{str(p)!r} holds no TensorBoard event files (events.out.tfevents.*): "
-                "expected a run folder written by `fourhundred train`, or a folder of them"
+                "expected a run folder written by `fourhundred train` (any trainer), or a "
+                "folder of them"
             )
         found.extend(below)
     return list(dict.fromkeys(found))

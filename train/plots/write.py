@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from fourhundred_tournament.figures import save_figure
+from fourhundred_train.plots.bids import figure_bid_eval, figure_bid_q
 from fourhundred_train.plots.episodes import figure_episodes
 from fourhundred_train.plots.exit import figure_exit
 from fourhundred_train.plots.ppo import (
@@ -25,6 +26,8 @@ TRAINING_FIGURES = {
     "bid_success.png": figure_bidding,
     "losses.png": figure_losses,
     "exit.png": figure_exit,
+    "bid_eval.png": figure_bid_eval,
+    "bid_q.png": figure_bid_q,
 }
 
 
