@@ -286,7 +286,7 @@ def analyse_bid(
     bid = branch.bids[:, seat].astype(np.int64)
     made = (branch.tricks_won[:, seat] >= bid).reshape(n_act, worlds) & ~thrown
     change = hand_value_change(
-        engine, MatchWin(rules=rules), np.tile(np.array(pos.scores), (n, 1)),
+        engine, MatchWin.for_rules(rules), np.tile(np.array(pos.scores), (n, 1)),
         branch.hand_points, np.full(n, pos.target), np.full(n, pos.dealer), ~branch.thrown_in,
     )[:, seat].reshape(n_act, worlds)  # fmt: skip
     played = (~thrown).sum(1)

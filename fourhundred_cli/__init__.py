@@ -23,6 +23,7 @@ from fourhundred_cli import (
     bid_eval,
     bot_check,
     evaluate_run,
+    fit_matchwin,
     ladder,
     match,
     play,
@@ -37,7 +38,7 @@ from fourhundred_env.errors import FourHundredError
 
 COMMANDS: tuple[ModuleType, ...] = (
     tournament, ladder, bot_check, play, match, record, train, evaluate_run, bid_eval, bid_analyse,
-    analyse, plot, serve,
+    fit_matchwin, analyse, plot, serve,
 )  # fmt: skip
 
 

@@ -49,6 +49,10 @@ SITUATIONS = (
 """The fixed situations of the hands part; each is played with every dealer."""
 
 
+def _mean(x: np.ndarray) -> float:
+    return float(x.mean()) if x.size else float("nan")
+
+
 def situation_tables(deals: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(scores (n, 4) int64, dealer (n,) int64, situation (n,) int64) for n = situations x
     4 dealers x `deals` tables, in that order."""
@@ -85,7 +89,7 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     bids = state.bids[:, seats].astype(np.int64)
     made = (state.tricks_won[:, seats] >= bids) & ~thrown[:, None]
     target = np.full(n, rules.target)  # every situation is below the target
-    change = hand_value_change(engine, MatchWin(rules=rules), scores, state.hand_points,
+    change = hand_value_change(engine, MatchWin.for_rules(rules), scores, state.hand_points,
                                target, dealer, ~thrown)  # fmt: skip
     return {
         "points": state.hand_points[:, seats].astype(np.float64),
@@ -168,7 +172,7 @@ def bid_report(
                 "points_per_hand": float(h["points"][rows].mean()),
                 "value_change": float(h["value_change"][rows].mean()),
                 "thrown_in": float(h["thrown_in"][rows].mean()),
-                "mean_bid": float(h["bids"][rows & ~h["thrown_in"]].mean()),
+                "mean_bid": _mean(h["bids"][rows & ~h["thrown_in"]]),  # NaN: every hand thrown in
             }
             for spec, h in hands.items()
         }
@@ -206,7 +210,7 @@ class BidEval:
         self._baseline: dict[str, np.ndarray] | None = None
         self.off: str | None = None
         try:  # dP(win) needs the match-win estimate of these rules
-            MatchWin(rules=self.rules)
+            MatchWin.for_rules(self.rules)
         except FourHundredError as e:
             self.off = str(e)
 

@@ -277,7 +277,7 @@ class MatchValue(Objective):
 
         self.engine = engine
         self.points = points
-        self.model = MatchWin(rules=engine.rules)
+        self.model = MatchWin.for_rules(engine.rules)
 
     def start(self, r: Rollout, update: int) -> None:
         """Allocates ``r.scores_before`` (T, B, 4) int32, ``r.target`` (T, B) int32 and
@@ -442,7 +442,7 @@ def _match_value_of_playouts(engine: Engine, points: float):
     from fourhundred_agents.value.match_value import hand_value_change
     from fourhundred_agents.value.matchwin import MatchWin
 
-    model = MatchWin(rules=engine.rules)
+    model = MatchWin.for_rules(engine.rules)
 
     def value(state: State, table: np.ndarray, branch: State, seat: np.ndarray) -> np.ndarray:
         change = hand_value_change(

@@ -43,7 +43,7 @@ from fourhundred_agents.scripted.heuristic_bid import (
 )
 from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
 from fourhundred_agents.value.match_value import team_values
-from fourhundred_agents.value.matchwin import MatchWin, matchwin_path
+from fourhundred_agents.value.matchwin import MatchWin
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.engine import Engine
 from fourhundred_env.kernels import rules_record
@@ -90,7 +90,7 @@ class BidFeatures:
         self.rules, self.version = rules, version
         self.per_bid = PER_BID_SIZES[version]
         if version >= 2:  # refuses rules the estimate was not fitted under, in one line
-            self.matchwin = MatchWin(matchwin_path(MATCHWIN), rules=rules)
+            self.matchwin = MatchWin.for_rules(rules, MATCHWIN)
             self.engine = Engine(rules)
         r = rules_record(rules)[0]
         self.values = r["values"].astype(np.float64)  # (2, 14): by the thirty rule's row

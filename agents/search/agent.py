@@ -143,11 +143,17 @@ class SearchAgent(Agent):
         self.model = str(c["model"])
         net, trained, _ = load_policy(self.model)
         card_net = require_card_player(net, self.model)
+        self._other_rules: CheckpointError | None = None
         if not same_game(trained, self.rules):
-            raise CheckpointError(
+            self._other_rules = CheckpointError(
                 f"checkpoint {self.model!r} was trained under other rules: "
                 f"(checkpoint, wanted) {rule_diff(trained, self.rules)}"
             )
+            # its policy is read at the real table, and in the worlds and play-outs unless
+            # every seat is played by a scripted model (models=heuristic-v1,
+            # own=heuristic-v1: the bid values of any rules, as the fitted-Q bidder's)
+            if np.isfinite(self.seat_models.prior[0]) or self.seat_models.own == 0:
+                raise self._other_rules
         symmetric = self.settings.symmetric
         self.runner = NetRunner(card_net, self.settings.dtype, symmetric=symmetric == "all")
         self.prior = self.runner  # the policy at the real table
@@ -172,8 +178,10 @@ class SearchAgent(Agent):
         self.beliefs = Beliefs(self.engine, self.runner, self.key, self.weighted, self.epsilon,
                                self.seat_models)  # fmt: skip
         self.playout = PolicyPlayout(self.runner, self.engine._r)
-        self.matchwin = MatchWin(
-            matchwin_path(str(c["matchwin"])), rules=None if self.points else self.rules
+        self.matchwin = (
+            MatchWin(matchwin_path(str(c["matchwin"])))  # points: the estimate is not read
+            if self.points
+            else MatchWin.for_rules(self.rules, str(c["matchwin"]))
         )
         self.chunk = 8
         self.last_stats: dict[str, Any] = {}
@@ -182,6 +190,8 @@ class SearchAgent(Agent):
     def _policy(self, view: SeatView) -> np.ndarray:
         """(K, 66) float64 log-probabilities of the policy at the views (-inf: illegal). Where
         `bid_model` bids, the bids' entries are the card network's (never read)."""
+        if self._other_rules is not None:
+            raise self._other_rules
         logits, _ = self.prior(encode_observation(view))
         bids = np.flatnonzero(view.phase != Phase.PLAY)
         if self.own_bids is not None and self.bidder is None and bids.size:  # its bid network

@@ -18,14 +18,16 @@ is over is worth 1 to the winners and 0 to the others. Everything here is numpy 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
 from fourhundred_env._jit import helper, kernel
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.rules import Rules
+from fourhundred_env.rules import PRESETS, Rules
 
 DEFAULT_PATH = Path(__file__).parents[1] / "pretrained" / "matchwin.npz"
 NUM_FEATURES = 17
@@ -91,6 +93,86 @@ def first_team_wins_many(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.n
         out[j] = first_team_wins(x[j], w1, b1, w2, b2, w3, b3, h1, h2)
 
 
+CACHE_ENV = "FOURHUNDRED_CACHE"
+"""The environment variable naming the folder estimates fitted here are cached in (default
+``$XDG_CACHE_HOME/fourhundred``, else ``~/.cache/fourhundred``), under ``matchwin/``."""
+
+
+class MatchWinMissingError(FourHundredError):
+    """No match-win estimate fitted under the rules asked for is bundled or cached."""
+
+
+def cache_dir() -> Path:
+    """Where fitted estimates are cached (see CACHE_ENV): found there by every command."""
+    root = os.environ.get(CACHE_ENV)
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = (
+            str(Path(xdg) / "fourhundred") if xdg else str(Path.home() / ".cache" / "fourhundred")
+        )
+    return Path(root) / "matchwin"
+
+
+def rules_key(rules: Rules) -> str:
+    """The short name of a rules profile in an estimate's file name: the preset's name when
+    the rules play a preset's game, else ``rules-`` and 10 hex digits of the game's rules."""
+    for name in PRESETS:
+        if same_game(rules, Rules.preset(name)):
+            return name
+    text = json.dumps({k: getattr(rules, k) for k in GAME_RULES}, sort_keys=True, default=str)
+    return "rules-" + hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def variant_name(base: str, rules: Rules) -> str:
+    """The file name of the estimate `base` (``matchwin_h1.npz``) fitted under `rules`:
+    ``matchwin_h1-pagat.npz``."""
+    stem = Path(base).name.removesuffix(".npz")
+    return f"{stem}-{rules_key(rules)}.npz"
+
+
+def fitted_rules(path: Path) -> Rules:
+    """The rules an estimate's weights file was fitted under."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return Rules.from_dict(json.loads(str(data["rules"])))
+    except (OSError, ValueError, KeyError) as e:
+        raise FourHundredError(
+            f"match-win weights {str(path)!r} cannot be read ({str(e).splitlines()[0][:120]}): "
+            "expected a file written by `fourhundred fit-matchwin`"
+        ) from None
+
+
+def find_matchwin(name: str, rules: Rules) -> Path:
+    """The weights file of the estimate `name` (as matchwin_path takes it; '' the default)
+    fitted under `rules`: the file itself when it was, else its variant for these rules
+    (:func:`variant_name`) bundled in agents/pretrained or cached (:func:`cache_dir`); for
+    the default, also the estimate fitted on heuristic-v1's play. MatchWinMissingError in one
+    line, saying how to fit one, when there is none."""
+    path = matchwin_path(name)
+    bases = [path.name] if name else [DEFAULT_PATH.name, "matchwin_h1.npz"]
+    candidates = [path] if path.is_file() else []
+    for base in bases:
+        candidates.append(DEFAULT_PATH.parent / base)
+        candidates += [DEFAULT_PATH.parent / variant_name(base, rules),
+                       cache_dir() / variant_name(base, rules)]  # fmt: skip
+    for candidate in dict.fromkeys(candidates):
+        if candidate.is_file() and same_game(fitted_rules(candidate), rules):
+            return candidate
+    if name and not path.is_file():
+        raise FourHundredError(
+            f"match-win weights {name!r} do not exist: expected a file, or the name of one "
+            f"bundled in {DEFAULT_PATH.parent}"
+        )
+    preset = rules_key(rules)
+    how = f"--rules {preset}" if preset in PRESETS else "with these rules (fit_estimate in Python)"
+    raise MatchWinMissingError(
+        f"no match-win estimate {bases[0]!r} fitted under the rules {preset} is bundled or "
+        f"cached: fit one with `fourhundred fit-matchwin {how}` (a few minutes; cached in "
+        f"{cache_dir()}, where every command finds it), or name a file fitted under these "
+        "rules (matchwin=FILE)"
+    )
+
+
 def matchwin_path(name: str) -> Path:
     """The weights file a setting names: '' the bundled default (fitted on selfplay.pt's
     play), an existing file, or the name of a file bundled in agents/pretrained
@@ -123,6 +205,11 @@ class MatchWin:
                 f"match-win weights {str(path)!r} were fitted under other rules: "
                 f"{rule_diff(self.rules, rules)} (fitted, wanted)"
             )
+
+    @classmethod
+    def for_rules(cls, rules: Rules, name: str = "") -> MatchWin:
+        """The estimate `name` ('' the default) fitted under `rules` (see find_matchwin)."""
+        return cls(find_matchwin(name, rules), rules=rules)
 
     @property
     def weights(self) -> tuple:

@@ -59,11 +59,16 @@ class BidQTrainer:
             with torch.no_grad():  # not fitted: the value head says 0 rather than noise
                 self.net.value_head.weight.zero_()
                 self.net.value_head.bias.zero_()
+        self.reward = None  # checked before any work: one line if it does not answer
+        if config.reward:
+            from fourhundred_train.bid_q.hooks import load_reward
+
+            self.reward = (config.reward, load_reward(config.reward))
         self.model = None
         if config.value == "match_value":
-            from fourhundred_agents.value.matchwin import MatchWin, matchwin_path
+            from fourhundred_agents.value.matchwin import MatchWin
 
-            self.model = MatchWin(matchwin_path(config.matchwin), rules=self.rules)
+            self.model = MatchWin.for_rules(self.rules, config.matchwin)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         if not resume:
             save_yaml(config.to_dict(), self.run_dir / "config.yaml")
@@ -128,7 +133,7 @@ class BidQTrainer:
                     q = world_values(self.engine, positions, c, progress=self.progress)
                 else:
                     q = play_out_values(self.engine, positions, bidder, c.value, self.model,
-                                        per_point=c.per_point)  # fmt: skip
+                                        per_point=c.per_point, reward=self.reward)  # fmt: skip
                 own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
                 own_value = float(np.mean(q[np.arange(len(q)), own]))
                 t2 = time.perf_counter()
