@@ -20,10 +20,10 @@ HELP = "compare a bidder with other bids, card play fixed (--report: the bidding
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add this subcommand's flags to `p`."""
     p.add_argument("bidder", help="agent spec of the bidder, e.g. neural-bid:runs/.../policy.pt")
-    p.add_argument("--baseline", default="heuristic", help="bidder to compare with")
+    p.add_argument("--baseline", default="heuristic-v1", help="bidder to compare with")
     p.add_argument(
-        "--play", default=None,
-        help="agent that plays the cards (default heuristic; heuristic-v1 with --report)",
+        "--play", default="heuristic-v1",
+        help="agent that plays the cards, the same for every bidder (as the bid trainers')",
     )  # fmt: skip
     p.add_argument("--tables", type=int, default=1024, help="tables played side by side")
     p.add_argument("--rounds", type=int, default=20, help="hands per table")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return _report(args)
     from fourhundred_train.evaluate import compare_bidders
 
-    play = args.play or "heuristic"
+    play = args.play
     r = compare_bidders(
         args.bidder, args.baseline, play, args.tables, args.rounds, args.seed, args.rules
     )
@@ -81,7 +81,7 @@ def _report(args: argparse.Namespace) -> int:
     from fourhundred_train.bid_report import bid_report, format_report
 
     report = bid_report(
-        args.bidder, play=args.play or "heuristic-v1", deals=args.deals, matches=args.matches,
+        args.bidder, play=args.play, deals=args.deals, matches=args.matches,
         seed=args.seed, rules=args.rules, out_dir=args.out, workers=args.workers,
     )  # fmt: skip
     text = format_report(report)
