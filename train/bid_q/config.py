@@ -39,7 +39,13 @@ class BidQConfig:
     or the team's points in the hand."""
     matchwin: str = ""
     """Match-win weights for value match_value: a file, or the name of one bundled in
-    agents/pretrained ('' = matchwin.npz, fitted on selfplay.pt's card play)."""
+    agents/pretrained ('' = the bundled estimate of the run's rules); under other rules than
+    the file's, its variant fitted under them (bundled, or cached by ``fourhundred
+    fit-matchwin``)."""
+    reward: str = ""
+    """Your own value of a play-out, instead of `value`'s: ``package.module:function`` (or an
+    entry point in ``fourhundred.bid_rewards``) taking a BidOutcome and returning one number
+    per play-out (train/bid_q/hooks.py); needs worlds 0. '' = `value` alone."""
     match_features: bool = True
     """False: the network does not see the match scores and target (blanked, as in the
     agent playing the checkpoint)."""
@@ -132,6 +138,12 @@ class BidQConfig:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected 0 (none) or more")
         if self.worlds < 0:
             raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
+        if self.reward and self.worlds:
+            raise ConfigError(
+                f"reward={self.reward!r} with worlds={self.worlds}: expected worlds: 0 (a custom "
+                "reward values play-outs on the true deal; the bid search's worlds are valued "
+                "in compiled code)"
+            )
         if self.window < 0:
             raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")
         if not self.per_point >= 0:

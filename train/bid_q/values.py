@@ -8,11 +8,12 @@ import numpy as np
 
 from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
 from fourhundred_agents.scripted.playout import Playout
-from fourhundred_env.cards import NUM_CARDS
+from fourhundred_env.cards import BID_OFFSET, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from fourhundred_train.bid_q.config import BidQConfig
+from fourhundred_train.bid_q.hooks import BidOutcome, Reward, check_values
 from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, learner_decides
 from fourhundred_train.workers import in_processes
 
@@ -20,10 +21,12 @@ _BID = int(Phase.BID)
 
 
 def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: str, model,
-                    chunk: int = 8192, per_point: float = 0.0) -> np.ndarray:  # fmt: skip
+                    chunk: int = 8192, per_point: float = 0.0,
+                    reward: tuple[str, Reward] | None = None) -> np.ndarray:  # fmt: skip
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
     the rest of the hand played by the partner's `bidder` and heuristic-v1 (see
-    train/bid_q/__init__.py)."""
+    train/bid_q/__init__.py); `reward`: (its name, a custom reward of the play-outs,
+    train/bid_q/hooks.py)."""
     from fourhundred_agents.value.match_value import hand_value_change
 
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
@@ -60,7 +63,28 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
             v = 100.0 * (change[k, seat] + per_point * team)
         else:
             v = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
+        if reward is not None:
+            v = _custom(reward, engine, part, table, branch, seat, bid, np.asarray(v, np.float64))
         out[lo + table, bid] = v
+    return out
+
+
+def _custom(reward: tuple[str, Reward], engine: Engine, part: State, table: np.ndarray,
+            branch: State, seat: np.ndarray, bid: np.ndarray, value: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The custom reward's values of the play-outs `branch` (checked: n finite numbers)."""
+    bids = branch.bids.astype(np.int64)
+    tricks = branch.tricks_won.astype(np.int64)
+    thrown = branch.thrown_in.astype(np.bool_)
+    name, fn = reward
+    asked = np.where(bid == REDEAL_ACTION - NUM_CARDS, 0, bid + NUM_CARDS - BID_OFFSET)
+    outcome = BidOutcome(
+        rules=engine.rules, seat=seat, bid=asked, bids=bids, tricks=tricks,
+        made=(tricks >= bids) & ~thrown[:, None], hand_points=branch.hand_points.astype(np.int64),
+        thrown_in=thrown, scores_before=part.scores_before[table].astype(np.int64),
+        target=part.target[table].astype(np.int64), value=value,
+    )  # fmt: skip
+    out = np.asarray(fn(outcome), np.float64)
+    check_values(name, out, value.size)
     return out
 
 

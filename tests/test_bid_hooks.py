@@ -1,0 +1,112 @@
+"""Your own reward for the fitted-Q bidder (train/bid_q/hooks.py), without editing the source:
+a reward that pays for bold bids made changes what the bidder learns; a reward that does not
+import, is not a function or answers the wrong shape is one line before any work."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fourhundred_cli import main  # noqa: E402
+from fourhundred_env import Engine, Rules  # noqa: E402
+from fourhundred_env.errors import ConfigError  # noqa: E402
+from fourhundred_train.bid_q import (  # noqa: E402
+    BidQTrainer,
+    QBidder,
+    load_bid_q_config,
+    record_positions,
+)
+from fourhundred_train.bid_q.hooks import load_reward, sample_outcome  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "bid_reward.py"
+TINY = ["positions=3000", "num_tables=128", "hidden=32", "layers=1", "epochs=4",
+        "batch_size=256", "net=mlp", "bid_head=value", "worlds=0", "workers=1", "per_point=0",
+        "iterations=1", "eval_every=0"]  # fmt: skip
+
+
+def _bold_share(policy: Path) -> float:
+    """The share of bids of 5 or more the learned bidder makes on fixed positions."""
+    from fourhundred_agents.neural.checkpoint import load_policy
+
+    engine = Engine(Rules())
+    positions = record_positions(engine, QBidder(engine), 2000, seed=99, tables=64,
+                                 max_hands=200, first_match=10**6)  # fmt: skip
+    net, _, _ = load_policy(str(policy))
+    actions = QBidder(engine, net)(positions, np.arange(positions.batch_size))
+    bids = actions - 51  # BID_OFFSET: bids 1..13 (65, a redeal, reads 14: not bold)
+    return float(((bids >= 5) & (bids <= 13)).mean())
+
+
+def test_a_reward_that_pays_for_bold_bids_makes_the_bidder_bolder(tmp_path: Path) -> None:
+    bonus = tmp_path / "bonus.py"
+    bonus.write_text(
+        textwrap.dedent("""
+        import numpy as np
+
+        def big(outcome):
+            made = outcome.made[np.arange(outcome.seat.size), outcome.seat]
+            return outcome.value + 40.0 * (made & (outcome.bid >= 5))
+    """)
+    )
+    shares = {}
+    for name, extra in (("plain", []), ("bonus", [f"reward={bonus}:big"])):
+        cfg = load_bid_q_config("configs/bidding_q.yaml", [*TINY, *extra])
+        BidQTrainer(cfg, tmp_path / name, progress=False).train()
+        shares[name] = _bold_share(tmp_path / name / "policy.pt")
+    assert shares["bonus"] > shares["plain"] + 0.05, shares
+
+
+def test_the_example_reward_answers_the_contract() -> None:
+    fn = load_reward(f"{EXAMPLE}:big_bid_bonus")
+    sample = sample_outcome()
+    out = fn(sample)
+    # row 0: bid 4 made (no bonus); row 1: bid 6, four tricks, not made (no bonus)
+    np.testing.assert_array_equal(out, sample.value)
+
+
+@pytest.mark.parametrize(
+    ("reward", "said"),
+    [
+        ("no_such_module_x:f", "cannot import 'no_such_module_x'"),
+        ("numpy:no_such_thing", "module 'numpy' has no 'no_such_thing'"),
+        ("numpy:pi", "is a float: expected a function"),
+        ("justaword", "expected 'package.module:function'"),
+        ("{tmp}/shape.py:wrong", "returned shape (3,) for 2 outcomes"),
+        ("{tmp}/shape.py:fails", "failed on a sample of 2 outcomes (ZeroDivisionError"),
+        ("{tmp}/shape.py:nan", "values that are not finite"),
+    ],
+)
+def test_a_bad_reward_is_one_line_before_any_work(
+    reward: str, said: str, tmp_path: Path, capsys
+) -> None:
+    (tmp_path / "shape.py").write_text(
+        textwrap.dedent("""
+        import numpy as np
+
+        def wrong(outcome):
+            return np.zeros(3)
+
+        def fails(outcome):
+            return 1 / 0
+
+        def nan(outcome):
+            return outcome.value * np.nan
+    """)
+    )
+    reward = reward.format(tmp=tmp_path)
+    runs = tmp_path / "runs"
+    code = main(["train", "bidding_q", *TINY, f"reward={reward}", f"runs_dir={runs}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and said in err, err
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_a_custom_reward_asks_for_play_outs_on_the_true_deal() -> None:
+    with pytest.raises(ConfigError, match="expected worlds: 0"):
+        load_bid_q_config("configs/bidding_q.yaml", [f"reward={EXAMPLE}:big_bid_bonus"])

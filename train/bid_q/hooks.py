@@ -1,0 +1,154 @@
+"""Your own reward for the fitted-Q bidder, without editing the source.
+
+``fourhundred train bidding_q reward=mypackage.rewards:bonus`` values every play-out by
+``bonus(outcome)`` instead of the trainer's own value. `outcome` is a :class:`BidOutcome`:
+the hand as it ended after the bid being valued (n play-outs at once), with the trainer's
+own value of it (``value``: the match-win change in percentage points, plus ``per_point``,
+or the team's points). The function returns an (n,) array of numbers, the value each
+play-out is fitted to (larger is better for the bidding seat); the network then learns to
+bid what your reward pays for. Name it ``package.module:function`` (or
+``package.module.function``; a module of the current folder is found, as ``python -m``
+finds it), ``path/to/file.py:function``, or by the name of an entry point in the group
+``fourhundred.bid_rewards``.
+
+The reward is checked before any work: it must import, be callable, and give n finite
+numbers for a sample of n outcomes; anything else is one line. It applies to play-outs on
+the true deal (``worlds: 0``); the bid search's worlds (``worlds > 0``) are valued in
+compiled code, so a custom reward asks for ``worlds: 0``.
+
+An example, ``examples/bid_reward.py``, pays a bonus for bids of 5 or more made.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fourhundred_env.errors import ConfigError
+from fourhundred_env.rules import Rules
+
+ENTRY_POINT_GROUP = "fourhundred.bid_rewards"
+"""The entry-point group of installed packages' bid rewards (``reward=NAME``)."""
+
+
+@dataclass(frozen=True)
+class BidOutcome:
+    """n play-outs, each a hand played to its end after one bid of the bidding seat."""
+
+    rules: Rules
+    seat: np.ndarray
+    """(n,) int64: the bidding seat (its team: seat and seat + 2)."""
+    bid: np.ndarray
+    """(n,) int64: the bid being valued (1 to 13; 0: asking for a redeal)."""
+    bids: np.ndarray
+    """(n, 4) int64: every seat's bid as the hand was played (by seat)."""
+    tricks: np.ndarray
+    """(n, 4) int64: tricks each seat took."""
+    made: np.ndarray
+    """(n, 4) bool: each seat made its bid (False in a hand thrown in)."""
+    hand_points: np.ndarray
+    """(n, 4) int64: each seat's score change in the hand."""
+    thrown_in: np.ndarray
+    """(n,) bool: the hand was thrown in (no one scored)."""
+    scores_before: np.ndarray
+    """(n, 4) int64: the scores before the hand, by seat."""
+    target: np.ndarray
+    """(n,) int64: the target in force."""
+    value: np.ndarray
+    """(n,) float64: the trainer's own value of the play-out (its ``value`` setting)."""
+
+
+Reward = Callable[[BidOutcome], np.ndarray]
+
+
+def load_reward(text: str) -> Reward:
+    """The reward named `text` (see the module docstring), checked on a sample of outcomes;
+    ConfigError in one line when it does not import, is not callable or answers wrongly."""
+    fn = _import(text)
+    if not callable(fn):
+        raise ConfigError(f"reward={text!r} is a {type(fn).__name__}: expected a function")
+    sample = sample_outcome()
+    try:
+        out = np.asarray(fn(sample), np.float64)
+    except Exception as e:  # the user's code: any failure is one line naming it
+        raise ConfigError(
+            f"reward={text!r} failed on a sample of {sample.seat.size} outcomes "
+            f"({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}): expected "
+            "a function of a BidOutcome"
+        ) from None
+    check_values(text, out, sample.seat.size)
+    return fn
+
+
+def check_values(text: str, out: np.ndarray, n: int) -> None:
+    """ConfigError unless `out` is n finite numbers (what a reward must return)."""
+    if out.shape != (n,) or not np.isfinite(out).all():
+        what = f"shape {out.shape}" if out.shape != (n,) else "values that are not finite"
+        raise ConfigError(
+            f"reward={text!r} returned {what} for {n} outcomes: expected ({n},) finite numbers, "
+            "one value per play-out"
+        )
+
+
+def _import(text: str) -> object:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == text:
+            return ep.load()
+    module, sep, name = text.partition(":")
+    if not sep:
+        module, _, name = text.rpartition(".")
+    if not module or not name:
+        raise ConfigError(
+            f"reward={text!r}: expected 'package.module:function' or the name of an entry "
+            f"point in {ENTRY_POINT_GROUP}"
+        )
+    try:
+        if module.endswith(".py") or "/" in module:
+            found = _load_file(module)
+        else:
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.append(os.getcwd())  # as `python -m` would: modules of this folder
+            found = importlib.import_module(module)
+    except Exception as e:  # an import error of the user's module, whatever it is
+        raise ConfigError(
+            f"reward={text!r}: cannot import {module!r} ({type(e).__name__}: "
+            f"{str(e).splitlines()[0][:200] if str(e) else ''}): expected a module importable "
+            "here (on sys.path, or installed)"
+        ) from None
+    if not hasattr(found, name):
+        raise ConfigError(f"reward={text!r}: module {module!r} has no {name!r}")
+    return getattr(found, name)
+
+
+def _load_file(path: str) -> object:
+    import importlib.util
+
+    file = Path(path).resolve()
+    if not file.is_file():
+        raise FileNotFoundError(f"no file {str(file)!r}")
+    spec = importlib.util.spec_from_file_location(f"fourhundred_reward_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def sample_outcome(rules: Rules | None = None) -> BidOutcome:
+    """Two play-outs of made-up values, to check a reward before any work."""
+    bids = np.array([[4, 3, 2, 3], [6, 2, 3, 2]], np.int64)
+    tricks = np.array([[5, 3, 1, 4], [4, 3, 4, 2]], np.int64)
+    made = tricks >= bids
+    points = np.where(made, bids, -bids)
+    return BidOutcome(
+        rules=rules or Rules(), seat=np.array([0, 0], np.int64), bid=bids[:, 0].copy(),
+        bids=bids, tricks=tricks, made=made, hand_points=points,
+        thrown_in=np.zeros(2, np.bool_), scores_before=np.zeros((2, 4), np.int64),
+        target=np.full(2, 41, np.int64), value=np.array([1.5, -2.0]),
+    )  # fmt: skip
