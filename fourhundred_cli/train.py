@@ -18,8 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "config",
         nargs="?",
-        help="YAML file, or a bundled config's name: tiny, "
-        "selfplay, exit, bidding, bidding_q (configs/*.yaml; defaults if omitted)",
+        help="YAML file, or a bundled config's name: tiny, selfplay, exit, bidding, "
+        "bidding_short, bidding_q, bidding_q_short (configs/*.yaml; defaults if omitted)",
     )
     p.add_argument("overrides", nargs="*", help="key=value overrides of config fields")
     p.add_argument(
