@@ -188,3 +188,87 @@ def test_deal_by_counting_keeps_every_void_when_shuffles_fail() -> None:
         for suit in range(4):
             if voids[seat] >> suit & 1:
                 assert hands[seat] & int(fo.SUIT_SETS[suit]) == 0
+
+
+# -- both directions of play ---------------------------------------------------------------------
+def test_evaluate_bots_plays_our_agents_against_openspiels_ismcts() -> None:
+    from open_spiel.python.algorithms import evaluate_bots
+
+    from fourhundred_agents.libraries.openspiel import AgentBot, ismcts_bot
+
+    game = pyspiel.load_game("fourhundred(start_dealer=1)")
+    make = ismcts_bot(simulations=6, uct_c=2.0, rollouts=1, final_policy="max_visit_count")
+
+    def play(seed: int) -> list[float]:
+        bots = [
+            make(game, 0, seed),
+            AgentBot("heuristic-v1", 1),
+            make(game, 2, seed + 1),
+            AgentBot("random", 3, seed=seed),
+        ]
+        return evaluate_bots.evaluate_bots(
+            game.new_initial_state(), bots, np.random.RandomState(seed)
+        )
+
+    returns = play(4)
+    assert returns == play(4)  # same seeds, same game
+    assert returns[0] == returns[2] and returns[1] == returns[3]  # team points
+    with pytest.raises(FourHundredError, match="seat"):
+        AgentBot("heuristic-v1", 0).step(game.new_initial_state())  # a chance node
+    with pytest.raises(FourHundredError, match="expected a state of 'fourhundred'"):
+        AgentBot("heuristic-v1", 0).step(pyspiel.load_game("kuhn_poker").new_initial_state())
+
+
+def test_openspiel_agents_play_legal_moves_replayably() -> None:
+    from fourhundred_agents.registry import make_agent
+    from fourhundred_env.table import Table
+
+    def hand(spec: str, seed: int) -> tuple[list[int], tuple[int, ...]]:
+        agents = [make_agent(spec if s % 2 == 0 else "heuristic-v1", Rules(), s) for s in range(4)]
+        table, actions = Table(seed=seed, scores=(12, 31, -4, 27)), []
+        table.deal(seed=seed)
+        while table.phase in ("bid", "play"):
+            view = seat_view(table.engine, table.state, np.zeros(1, np.int64), table.to_play)
+            action = int(agents[table.to_play].act(view)[0])
+            assert view.legal_mask[0, action]
+            table.act(action)
+            actions.append(action)
+        return actions, table.scores
+
+    for spec in ("openspiel:random", "openspiel:ismcts,simulations=4"):
+        assert hand(spec, 5) == hand(spec, 5)
+    assert make_agent("openspiel:ismcts").replayable
+
+
+def test_openspiel_specs_are_checked_in_one_line() -> None:
+    from fourhundred_agents.registry import make_agent
+    from fourhundred_env.errors import ConfigError
+
+    for spec, words in [
+        ("openspiel:mcts", "bot"),
+        ("openspiel:ismcts,simulations=0", "simulations"),
+        ("openspiel:ismcts,uct_c=-1", "uct_c"),
+        ("openspiel:ismcts,depth=3", "depth"),
+    ]:
+        with pytest.raises(ConfigError, match=words) as e:
+            make_agent(spec)
+        assert "\n" not in str(e.value)
+
+
+def test_openspiel_ismcts_enters_a_tournament(tmp_path: Path) -> None:
+    import sqlite3
+
+    from fourhundred_tournament.config import load_config
+    from fourhundred_tournament.parallel import run_tournament
+
+    spec = "openspiel:ismcts,simulations=3"
+    cfg = load_config(None, dict(
+        agents=[spec, "heuristic-v1"], matches=1, seed=1, workers=1, max_hands=2,
+        out_dir=str(tmp_path), progress=False, bootstrap=20, table_batch=2,
+    ))  # fmt: skip
+    assert spec not in cfg.isolated_agents()  # a bundled bot: it plays in this process
+    summary = run_tournament(cfg)
+    assert summary.games_played == 2
+    con = sqlite3.connect(cfg.db_path)
+    teams = {t for row in con.execute("SELECT team0, team1 FROM matches") for t in row}
+    assert teams == {spec, "heuristic-v1"}

@@ -1,5 +1,6 @@
 """The agent that plays a model of another RL library, and its registrations (``sb3:PATH``,
-``torch:PATH``).
+``torch:PATH``, ``rlcard:PATH``), and the registration of OpenSpiel's bots (``openspiel:ismcts``,
+``openspiel:random``; :mod:`fourhundred_agents.libraries.openspiel`).
 
 A :class:`LibraryPolicyAgent` encodes each view with the one encoder
 (:func:`fourhundred_env.observation.encode_observation`), asks the model for one score per
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -125,6 +126,46 @@ class TorchSettings:
         check_device(self.device, present=True)
 
 
+@dataclass(frozen=True)
+class OpenSpielSettings:
+    """``openspiel:ismcts`` (OpenSpiel's IS-MCTS with random rollouts; the settings below) or
+    ``openspiel:random`` (OpenSpiel's uniform random bot): each decision searched or drawn on
+    the one-hand OpenSpiel game of the position, team points as the return."""
+
+    bot: Literal["ismcts", "random"]
+    """Which OpenSpiel bot plays."""
+    simulations: int = 1000
+    """IS-MCTS: simulations a decision (OpenSpiel's MCTS example's default; about 100 make
+    20 ms a decision on the 2-core machine, BENCHMARKS.md)."""
+    uct_c: float = 2.0
+    """IS-MCTS: the UCT exploration constant (OpenSpiel's default; returns are team points)."""
+    rollouts: int = 1
+    """IS-MCTS: random rollouts to the end of the hand per evaluation."""
+    final_policy: Literal["max_visit_count", "max_value"] = "max_visit_count"
+    """IS-MCTS: the action played: the most visited, or the best valued."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not 1 <= self.simulations <= 1_000_000 or not 1 <= self.rollouts <= 1000:
+            raise ConfigError(
+                f"simulations={self.simulations}, rollouts={self.rollouts}: expected 1 to "
+                "1,000,000 simulations and 1 to 1000 rollouts"
+            )
+        if not 0.0 <= self.uct_c <= 1e6:
+            raise ConfigError(f"uct_c={self.uct_c!r}: expected a constant from 0 to 1e6")
+
+
+def _openspiel_factory(rules: Rules, seed: int, settings: OpenSpielSettings) -> Agent:
+    from fourhundred_agents.libraries.openspiel import OpenSpielAgent, ismcts_bot, random_bot
+
+    if settings.bot == "random":
+        return OpenSpielAgent("openspiel:random", random_bot(), rules, seed)
+    make = ismcts_bot(
+        settings.simulations, settings.uct_c, settings.rollouts, settings.final_policy
+    )
+    return OpenSpielAgent("openspiel:ismcts", make, rules, seed)
+
+
 def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
     from fourhundred_agents.libraries.sb3 import load_sb3_model
 
@@ -176,6 +217,13 @@ register_agent(
     "a Stable-Baselines3 / sb3-contrib model zip (sb3:PATH; PPO, MaskablePPO, A2C, DQN)",
     settings=SB3Settings,
     positional="path",
+)
+register_agent(
+    "openspiel",
+    _openspiel_factory,
+    "OpenSpiel's bots: openspiel:ismcts (IS-MCTS; simulations=, uct_c=...), openspiel:random",
+    settings=OpenSpielSettings,
+    positional="bot",
 )
 register_agent(
     "torch",
