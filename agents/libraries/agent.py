@@ -155,6 +155,40 @@ class OpenSpielSettings:
             raise ConfigError(f"uct_c={self.uct_c!r}: expected a constant from 0 to 1e6")
 
 
+@dataclass(frozen=True)
+class RLCardSettings:
+    """``rlcard:PATH``: a model RLCard's DMC trainer saved on this game (its ``model.tar``, or
+    the run folder holding it), played greedily on its Q-values."""
+
+    path: str
+    """DMC's model.tar (examples/rlcard_dmc.py: runs/<name>__<seed>__<time>/dmc/model.tar), or
+    its folder."""
+    position: int = 0
+    """Which of DMC's four networks (one per player id, here the seats) plays; the seats are
+    alike, so any of them plays any seat."""
+    device: str = "cpu"
+    """Where the network runs: "cpu", "cuda", "cuda:N" or "auto", as for ``neural:``."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected DMC's model.tar, as in rlcard:PATH")
+        if not 0 <= self.position <= 3:
+            raise ConfigError(f"position={self.position}: expected a position 0 to 3")
+        check_device(self.device, present=True)
+
+
+def _rlcard_factory(rules: Rules, seed: int, settings: RLCardSettings) -> Agent:
+    from fourhundred_agents.libraries.rlcard import load_dmc_model
+
+    model = load_dmc_model(settings.path, rules, settings.position, settings.device)
+    agent = LibraryPolicyAgent(
+        f"rlcard:{settings.path}", model.scores, rules, seed, False, False, model.meta
+    )
+    agent.replayable = model.device.type == "cpu"
+    return agent
+
+
 def _openspiel_factory(rules: Rules, seed: int, settings: OpenSpielSettings) -> Agent:
     from fourhundred_agents.libraries.openspiel import OpenSpielAgent, ismcts_bot, random_bot
 
@@ -224,6 +258,13 @@ register_agent(
     "OpenSpiel's bots: openspiel:ismcts (IS-MCTS; simulations=, uct_c=...), openspiel:random",
     settings=OpenSpielSettings,
     positional="bot",
+)
+register_agent(
+    "rlcard",
+    _rlcard_factory,
+    "a model RLCard's DMC trainer saved on 400 (rlcard:PATH to its model.tar or run folder)",
+    settings=RLCardSettings,
+    positional="path",
 )
 register_agent(
     "torch",
