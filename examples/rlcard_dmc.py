@@ -138,7 +138,9 @@ def follow(folder: Path, args: Args, stop: threading.Event, writer) -> None:
             if writer is not None:
                 for p in range(4):
                     if f"mean_episode_return_{p}" in row:
-                        writer.add_scalar(f"charts/return_{p}", row[f"mean_episode_return_{p}"], frames)
+                        writer.add_scalar(
+                            f"charts/return_{p}", row[f"mean_episode_return_{p}"], frames
+                        )
                     if f"loss_{p}" in row:
                         writer.add_scalar(f"losses/loss_{p}", row[f"loss_{p}"], frames)
         seen = len(rows)
