@@ -83,6 +83,8 @@ class Args:
     """Show a progress bar over the frames."""
     runs_dir: str = "runs"
     """Where run folders go."""
+    run_dir: str = ""
+    """The run's folder exactly (empty: <runs-dir>/<exp-name>__<seed>__<time>)."""
 
 
 def field_help(cls: type) -> dict[str, str]:
@@ -155,7 +157,7 @@ def main(args: Args) -> Path:
     from rlcard.agents.dmc_agent import DMCTrainer
 
     run_name = f"{args.exp_name}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = Path(args.runs_dir) / run_name
+    run_dir = Path(args.run_dir) if args.run_dir else Path(args.runs_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(
         yaml.safe_dump({"name": args.exp_name, **dataclasses.asdict(args)})
