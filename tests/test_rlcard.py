@@ -208,3 +208,24 @@ def test_a_missing_library_names_its_extra(blocked: str, code: str, extra: str) 
                          cwd=ROOT, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert f"pip install 'fourhundred[{extra}]'" in out.stdout and out.stdout.count("\n") == 1
+
+
+def test_rlcard_path_plays_as_dmcs_own_agent_predicts(dmc_run: Path) -> None:
+    from rlcard.agents.dmc_agent.model import DMCAgent
+
+    from fourhundred_env.view import seat_view
+
+    checkpoint = torch.load(dmc_run / "model.tar", map_location="cpu", weights_only=True)
+    theirs = DMCAgent([OBS_SIZE], [66], device="cpu")
+    theirs.load_state_dict(checkpoint["model_state_dict"][0])
+    ours = make_agent(f"rlcard:{dmc_run}")
+    env = rlcard.make("fourhundred", config={"seed": 9})
+    state, player = env.reset()
+    compared = 0
+    while not env.is_over():
+        view = seat_view(env.game.engine, env.game.state, np.zeros(1, np.int64), player)
+        action, _ = theirs.eval_step(state)
+        assert int(ours.act(view)[0]) == int(action)
+        compared += 1
+        state, player = env.step(action)
+    assert compared >= 4

@@ -70,21 +70,24 @@ def write_manifest(folder: str | Path, rules: Rules | None = None) -> Path:
 @dataclass
 class DMCModel:
     """A loaded DMC network: `scores` (obs (K, 588) float32, mask (K, 66) bool) -> (K, 66)
-    values (every action's, legal or not; the agent masks them)."""
+    values of the legal actions."""
 
     net: nn.Sequential
     meta: dict[str, Any] = field(default_factory=dict)
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(K, 66) float32: the value of each action at each observation."""
-        k = obs.shape[0]
-        x = np.zeros((k, NUM_ACTIONS, INPUT_SIZE), np.float32)
-        x[:, :, :OBS_SIZE] = obs[:, None, :]
-        x[:, np.arange(NUM_ACTIONS), OBS_SIZE + np.arange(NUM_ACTIONS)] = 1.0
+        """(K, 66) float32: the value of each legal action at each observation (-inf where
+        `mask` is False: only the legal actions are evaluated, as DMC's agent does)."""
+        rows, actions = np.nonzero(mask)
+        x = np.zeros((rows.size, INPUT_SIZE), np.float32)
+        x[:, :OBS_SIZE] = obs[rows]
+        x[np.arange(rows.size), OBS_SIZE + actions] = 1.0
         with torch.no_grad():
-            out = self.net(torch.from_numpy(x.reshape(-1, INPUT_SIZE)).to(self.device))
-        return out.float().cpu().numpy().reshape(k, NUM_ACTIONS)
+            out = self.net(torch.from_numpy(x).to(self.device)).float().cpu().numpy()
+        values = np.full(mask.shape, -np.inf, np.float32)
+        values[rows, actions] = out[:, 0]
+        return values
 
 
 def resolve_model(path: str | Path) -> Path:
