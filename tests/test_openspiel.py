@@ -235,22 +235,23 @@ def test_openspiel_agents_play_legal_moves_replayably() -> None:
             actions.append(action)
         return actions, table.scores
 
-    for spec in ("openspiel:random", "openspiel:ismcts,simulations=4"):
+    for spec in ("openspiel:random", "openspiel:ismcts,simulations=4",
+                 "openspiel:ismcts,simulations=4,rollout=heuristic-v1"):  # fmt: skip
         assert hand(spec, 5) == hand(spec, 5)
     assert make_agent("openspiel:ismcts").replayable
 
 
 def test_openspiel_specs_are_checked_in_one_line() -> None:
     from fourhundred_agents.registry import make_agent
-    from fourhundred_env.errors import ConfigError
 
     for spec, words in [
         ("openspiel:mcts", "bot"),
         ("openspiel:ismcts,simulations=0", "simulations"),
         ("openspiel:ismcts,uct_c=-1", "uct_c"),
         ("openspiel:ismcts,depth=3", "depth"),
+        ("openspiel:ismcts,rollout=nosuchbot", "nosuchbot"),
     ]:
-        with pytest.raises(ConfigError, match=words) as e:
+        with pytest.raises(FourHundredError, match=words) as e:  # ConfigError, or unknown bot
             make_agent(spec)
         assert "\n" not in str(e.value)
 
@@ -272,3 +273,21 @@ def test_openspiel_ismcts_enters_a_tournament(tmp_path: Path) -> None:
     con = sqlite3.connect(cfg.db_path)
     teams = {t for row in con.execute("SELECT team0, team1 FROM matches") for t in row}
     assert teams == {spec, "heuristic-v1"}
+
+
+def test_agent_rollouts_value_a_position_by_the_hand_our_agent_plays_out() -> None:
+    from fourhundred_agents.libraries.openspiel import AgentRolloutEvaluator
+    from fourhundred_agents.registry import make_agent
+
+    for episode in ("hand", "match"):
+        game = pyspiel.load_game(f"fourhundred(episode={episode},max_hands=1,start_dealer=0)")
+        state = _random_play(game.new_initial_state(), np.random.default_rng(2), upto=0)
+        evaluator = AgentRolloutEvaluator(make_agent("heuristic-v1"), 2, np.random.RandomState(0))
+        value = evaluator.evaluate(state)
+        # heuristic-v1 at every seat plays one hand: the value is that hand's team points
+        copy = state.clone()
+        while not copy.is_terminal():
+            view = seat_view(game.engine, copy._state(), np.zeros(1, np.int64))
+            copy.apply_action(int(make_agent("heuristic-v1").act(view)[0]))
+        np.testing.assert_array_equal(value, copy.returns())
+        assert sum(p for _, p in evaluator.prior(state)) == pytest.approx(1.0)

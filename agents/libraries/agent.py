@@ -143,6 +143,10 @@ class OpenSpielSettings:
     """IS-MCTS: random rollouts to the end of the hand per evaluation."""
     final_policy: Literal["max_visit_count", "max_value"] = "max_visit_count"
     """IS-MCTS: the action played: the most visited, or the best valued."""
+    rollout: str = "random"
+    """IS-MCTS: who plays the rollouts: "random" (OpenSpiel's random rollouts, bids up to 13
+    included), or an agent spec of ours without commas (``heuristic-v1``,
+    ``neural:agents/pretrained/exit.pt``) playing every seat to the end of the hand."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -194,9 +198,16 @@ def _openspiel_factory(rules: Rules, seed: int, settings: OpenSpielSettings) -> 
 
     if settings.bot == "random":
         return OpenSpielAgent("openspiel:random", random_bot(), rules, seed)
+    rollout_agent = None
+    if settings.rollout != "random":
+        from fourhundred_agents.protocol import as_agent
+        from fourhundred_env.registry import make_agent
+
+        rollout_agent = as_agent(make_agent(settings.rollout, rules, seed))
     make = ismcts_bot(
-        settings.simulations, settings.uct_c, settings.rollouts, settings.final_policy
-    )
+        settings.simulations, settings.uct_c, settings.rollouts, settings.final_policy,
+        rollout_agent,
+    )  # fmt: skip
     return OpenSpielAgent("openspiel:ismcts", make, rules, seed)
 
 

@@ -103,10 +103,79 @@ class _ISMCTSBot(ismcts.ISMCTSBot):
         """Nothing: the next step reads the state it is given."""
 
 
-def ismcts_bot(simulations: int, uct_c: float, rollouts: int, final_policy: str) -> Any:
+class AgentRolloutEvaluator(mcts.Evaluator):
+    """IS-MCTS's evaluator with one of our agents playing every seat to the end of the hand
+    (a stateless bot: one instance serves the four seats, each fed only its own view), in
+    place of OpenSpiel's random rollouts; the prior is uniform, as theirs. In a one-hand game
+    the play-out runs on the engine directly; otherwise through the OpenSpiel state."""
+
+    def __init__(self, agent: Agent, n_rollouts: int, random_state: np.random.RandomState):
+        if not agent.stateless:
+            raise FourHundredError(
+                f"IS-MCTS rollouts by {agent.name}: a bot that remembers across calls cannot "
+                "play the four seats of a play-out: expected a stateless bot"
+            )
+        self.agent, self.n_rollouts, self.random_state = agent, n_rollouts, random_state
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        """Uniform over the legal actions (chance: the chance outcomes)."""
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        """(4,) the mean return of `n_rollouts` play-outs by the agent."""
+        total = np.zeros(4)
+        for _ in range(self.n_rollouts):
+            total += self._play_out(state)
+        return total / self.n_rollouts
+
+    def _play_out(self, state: Any) -> np.ndarray:
+        game = state.get_game()
+        if game.episode == "hand" and not state.is_terminal() and not state.is_chance_node():
+            table = state._state().copy()
+            engine = game.engine
+            while table.records[0]["phase"] <= _PLAY:
+                view = seat_view(engine, table, _ONE)
+                engine.step(table, self.agent.act(view).astype(np.int64))
+            return np.asarray(state.returns()) + _hand_rewards(game.reward, table.records[0])
+        working = state.clone()
+        while not working.is_terminal():
+            if working.is_chance_node():
+                outcomes, probs = zip(*working.chance_outcomes(), strict=True)
+                working.apply_action(self.random_state.choice(outcomes, p=probs))
+            else:
+                view = seat_view(game.engine, working._state(), _ONE)
+                working.apply_action(int(self.agent.act(view)[0]))
+        return np.asarray(working.returns())
+
+
+_ONE = np.zeros(1, np.int64)
+_PLAY, _MATCH_OVER = 1, 3  # Phase.PLAY, Phase.MATCH_OVER
+
+
+def _hand_rewards(reward: str, r: np.void) -> np.ndarray:
+    """What the hand just ended at record `r` gives each seat under the game's `reward`."""
+    points = r["hand_points"].astype(np.float64)
+    if reward == "hand_points":
+        return points
+    if reward == "team_points":
+        return points + np.roll(points, 2)
+    winner = int(r["winner"]) if r["phase"] == _MATCH_OVER else -1
+    return np.array([0.0 if winner < 0 else (1.0 if s % 2 == winner else -1.0) for s in range(4)])
+
+
+def ismcts_bot(
+    simulations: int,
+    uct_c: float,
+    rollouts: int,
+    final_policy: str,
+    rollout_agent: Agent | None = None,
+) -> Any:
     """``make_bot`` of IS-MCTS (OpenSpiel's Python ``ISMCTSBot``) with a random-rollout
-    evaluator; its worlds are drawn by the game's ``resample_from_infostate`` from the
-    decision's key."""
+    evaluator, or with `rollout_agent` playing the rollouts (:class:`AgentRolloutEvaluator`);
+    its worlds are drawn by the game's ``resample_from_infostate`` from the decision's key."""
     policy = {
         "max_visit_count": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
         "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE,
@@ -114,7 +183,10 @@ def ismcts_bot(simulations: int, uct_c: float, rollouts: int, final_policy: str)
 
     def make(game: Any, seat: int, key: int) -> Any:
         random_state = np.random.RandomState(key % 2**32)
-        evaluator = mcts.RandomRolloutEvaluator(rollouts, random_state)
+        if rollout_agent is None:
+            evaluator = mcts.RandomRolloutEvaluator(rollouts, random_state)
+        else:
+            evaluator = AgentRolloutEvaluator(rollout_agent, rollouts, random_state)
         bot = _ISMCTSBot(
             game, evaluator, uct_c, simulations, random_state=random_state,
             final_policy_type=policy,
