@@ -250,6 +250,7 @@ def test_openspiel_specs_are_checked_in_one_line() -> None:
         ("openspiel:ismcts,uct_c=-1", "uct_c"),
         ("openspiel:ismcts,depth=3", "depth"),
         ("openspiel:ismcts,rollout=nosuchbot", "nosuchbot"),
+        ("openspiel:ismcts,rollout=cmd:python bot.py", "not a program"),
     ]:
         with pytest.raises(FourHundredError, match=words) as e:  # ConfigError, or unknown bot
             make_agent(spec)

@@ -29,7 +29,7 @@ from fourhundred_agents.protocol import Agent
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
-from fourhundred_env.registry import register_agent
+from fourhundred_env.registry import parse_spec, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
 from fourhundred_env.view import SeatView
@@ -157,6 +157,11 @@ class OpenSpielSettings:
             )
         if not 0.0 <= self.uct_c <= 1e6:
             raise ConfigError(f"uct_c={self.uct_c!r}: expected a constant from 0 to 1e6")
+        if parse_spec(self.rollout)[0] in ("cmd", "human", "openspiel", "compose"):
+            raise ConfigError(
+                f"rollout={self.rollout!r}: expected random or a bot of this process that "
+                "plays every seat (not a program, a person, a composition or another search)"
+            )
 
 
 @dataclass(frozen=True)
