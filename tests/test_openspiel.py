@@ -17,6 +17,7 @@ require(
     missing(("pyspiel", "open_spiel"), "openspiel"),
     "FOURHUNDRED_REQUIRE_OPENSPIEL",
     "the OpenSpiel tests",
+    module=True,
 )
 
 import pyspiel  # noqa: E402

@@ -18,7 +18,10 @@ import pytest
 from tests.requires import missing, require
 
 require(
-    missing(("rlcard", "torch", "git"), "rlcard"), "FOURHUNDRED_REQUIRE_RLCARD", "the RLCard tests"
+    missing(("rlcard", "torch", "git"), "rlcard"),
+    "FOURHUNDRED_REQUIRE_RLCARD",
+    "the RLCard tests",
+    module=True,
 )
 
 import rlcard  # noqa: E402
