@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 TORCH_WHEEL ?= torch==2.13.0
-EXTRAS ?= train,pettingzoo,plots,sb3,web,ray,docs,dev
+EXTRAS ?= train,pettingzoo,plots,sb3,web,ray,docs,openspiel,rlcard,dev
 
 .PHONY: run test lint format docs docs-serve bench clean
 

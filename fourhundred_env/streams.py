@@ -38,7 +38,8 @@ GAME_STREAM_SALTS = np.array(
 
 # the agents (fourhundred_agents.draws and the bots): an agent's key from its seed, a random bot's pick,
 # a heuristic's explore flip and its pick, a neural policy's sample, the search's worlds of a
-# position, its resampling, and pimc's retries of a deal
+# position, its resampling, pimc's retries of a deal, and an OpenSpiel bot's decision (its
+# world, its search's numbers)
 AGENT_SALT = U64(0x2545F4914F6CDD1D)
 RANDOM_SALT = U64(0x9FB21C651E98DF25)
 EXPLORE_SALT = U64(0xD6E8FEB86659FD93)
@@ -47,6 +48,7 @@ SAMPLE_SALT = U64(0x5851F42D4C957F2D)
 WORLD_SALT = U64(0x7A3C5F1E2B4D6981)
 RESAMPLE_SALT = U64(0x51ED2701A3C4B5D9)
 DEAL_TRY_SALT = U64(0xA0761D6478BD642F)
+OPENSPIEL_SALT = U64(0xE7037ED1A0B428DB)
 
 
 def all_salts() -> dict[str, int]:

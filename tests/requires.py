@@ -22,10 +22,12 @@ def missing(modules: tuple[str, ...], extra: str) -> str | None:
     return None
 
 
-def require(why: str | None, env: str, what: str) -> None:
-    """Nothing if `why` is None; else skip, or fail when the environment variable `env` is 1."""
+def require(why: str | None, env: str, what: str, module: bool = False) -> None:
+    """Nothing if `why` is None; else skip, or fail when the environment variable `env` is 1.
+    `module`: called at a test module's top, before it imports the extra (the whole module is
+    skipped, or fails to collect)."""
     if why is None:
         return
     if os.environ.get(env) == "1":
         pytest.fail(f"{what} is required but cannot run: {why}", pytrace=False)
-    pytest.skip(f"{what} skipped: {why}")
+    pytest.skip(f"{what} skipped: {why}", allow_module_level=module)

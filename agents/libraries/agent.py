@@ -1,5 +1,6 @@
 """The agent that plays a model of another RL library, and its registrations (``sb3:PATH``,
-``torch:PATH``).
+``torch:PATH``, ``rlcard:PATH``), and the registration of OpenSpiel's bots (``openspiel:ismcts``,
+``openspiel:random``; :mod:`fourhundred_agents.libraries.openspiel`).
 
 A :class:`LibraryPolicyAgent` encodes each view with the one encoder
 (:func:`fourhundred_env.observation.encode_observation`), asks the model for one score per
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from fourhundred_agents.protocol import Agent
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError, FourHundredError
 from fourhundred_env.observation import encode_observation
-from fourhundred_env.registry import register_agent
+from fourhundred_env.registry import parse_spec, register_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
 from fourhundred_env.view import SeatView
@@ -125,6 +126,96 @@ class TorchSettings:
         check_device(self.device, present=True)
 
 
+@dataclass(frozen=True)
+class OpenSpielSettings:
+    """``openspiel:ismcts`` (OpenSpiel's IS-MCTS with random rollouts; the settings below) or
+    ``openspiel:random`` (OpenSpiel's uniform random bot): each decision searched or drawn on
+    the one-hand OpenSpiel game of the position, team points as the return."""
+
+    bot: Literal["ismcts", "random"]
+    """Which OpenSpiel bot plays."""
+    simulations: int = 1000
+    """IS-MCTS: simulations a decision (OpenSpiel's MCTS example's default; about 100 make
+    20 ms a decision on the 2-core machine, BENCHMARKS.md)."""
+    uct_c: float = 2.0
+    """IS-MCTS: the UCT exploration constant (OpenSpiel's default; returns are team points)."""
+    rollouts: int = 1
+    """IS-MCTS: random rollouts to the end of the hand per evaluation."""
+    final_policy: Literal["max_visit_count", "max_value"] = "max_visit_count"
+    """IS-MCTS: the action played: the most visited, or the best valued."""
+    rollout: str = "random"
+    """IS-MCTS: who plays the rollouts: "random" (OpenSpiel's random rollouts, bids up to 13
+    included), or an agent spec of ours without commas (``heuristic-v1``,
+    ``neural:agents/pretrained/exit.pt``) playing every seat to the end of the hand."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not 1 <= self.simulations <= 1_000_000 or not 1 <= self.rollouts <= 1000:
+            raise ConfigError(
+                f"simulations={self.simulations}, rollouts={self.rollouts}: expected 1 to "
+                "1,000,000 simulations and 1 to 1000 rollouts"
+            )
+        if not 0.0 <= self.uct_c <= 1e6:
+            raise ConfigError(f"uct_c={self.uct_c!r}: expected a constant from 0 to 1e6")
+        if parse_spec(self.rollout)[0] in ("cmd", "human", "openspiel", "compose"):
+            raise ConfigError(
+                f"rollout={self.rollout!r}: expected random or a bot of this process that "
+                "plays every seat (not a program, a person, a composition or another search)"
+            )
+
+
+@dataclass(frozen=True)
+class RLCardSettings:
+    """``rlcard:PATH``: a model RLCard's DMC trainer saved on this game (its ``model.tar``, or
+    the run folder holding it), played greedily on its Q-values."""
+
+    path: str
+    """DMC's model.tar (examples/rlcard_dmc.py: runs/<name>__<seed>__<time>/dmc/model.tar), or
+    its folder."""
+    position: int = 0
+    """Which of DMC's four networks (one per player id, here the seats) plays; the seats are
+    alike, so any of them plays any seat."""
+    device: str = "cpu"
+    """Where the network runs: "cpu", "cuda", "cuda:N" or "auto", as for ``neural:``."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not self.path:
+            raise ConfigError("path='': expected DMC's model.tar, as in rlcard:PATH")
+        if not 0 <= self.position <= 3:
+            raise ConfigError(f"position={self.position}: expected a position 0 to 3")
+        check_device(self.device, present=True)
+
+
+def _rlcard_factory(rules: Rules, seed: int, settings: RLCardSettings) -> Agent:
+    from fourhundred_agents.libraries.rlcard import load_dmc_model
+
+    model = load_dmc_model(settings.path, rules, settings.position, settings.device)
+    agent = LibraryPolicyAgent(
+        f"rlcard:{settings.path}", model.scores, rules, seed, False, False, model.meta
+    )
+    agent.replayable = model.device.type == "cpu"
+    return agent
+
+
+def _openspiel_factory(rules: Rules, seed: int, settings: OpenSpielSettings) -> Agent:
+    from fourhundred_agents.libraries.openspiel import OpenSpielAgent, ismcts_bot, random_bot
+
+    if settings.bot == "random":
+        return OpenSpielAgent("openspiel:random", random_bot(), rules, seed)
+    rollout_agent = None
+    if settings.rollout != "random":
+        from fourhundred_agents.protocol import as_agent
+        from fourhundred_env.registry import make_agent
+
+        rollout_agent = as_agent(make_agent(settings.rollout, rules, seed))
+    make = ismcts_bot(
+        settings.simulations, settings.uct_c, settings.rollouts, settings.final_policy,
+        rollout_agent,
+    )  # fmt: skip
+    return OpenSpielAgent("openspiel:ismcts", make, rules, seed)
+
+
 def _sb3_factory(rules: Rules, seed: int, settings: SB3Settings) -> Agent:
     from fourhundred_agents.libraries.sb3 import load_sb3_model
 
@@ -183,6 +274,20 @@ register_agent(
     _sb3_factory,
     "a Stable-Baselines3 / sb3-contrib model zip (sb3:PATH; PPO, MaskablePPO, A2C, DQN)",
     settings=SB3Settings,
+    positional="path",
+)
+register_agent(
+    "openspiel",
+    _openspiel_factory,
+    "OpenSpiel's bots: openspiel:ismcts (IS-MCTS; simulations=, uct_c=...), openspiel:random",
+    settings=OpenSpielSettings,
+    positional="bot",
+)
+register_agent(
+    "rlcard",
+    _rlcard_factory,
+    "a model RLCard's DMC trainer saved on 400 (rlcard:PATH to its model.tar or run folder)",
+    settings=RLCardSettings,
     positional="path",
 )
 register_agent(
