@@ -21,34 +21,22 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pyspiel
 
 import fourhundred_env.envs.openspiel  # noqa: F401 - registers "fourhundred"
 
 sys.path.insert(0, str(Path(__file__).parent))
-from yardsticks import timed
+from yardsticks import spiel_python_fn, timed
 
 GAMES = ("fourhundred", "spades")
 
 
 def python_loop(name: str, seed: int, games: list[int]):
-    game = pyspiel.load_game(name)
-    rng = np.random.default_rng(seed)
+    play = spiel_python_fn(seed, name)  # the yardstick's loop, on either game
 
     def step() -> int:  # one whole game
-        state = game.new_initial_state()
-        n = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                n += 1
         games[0] += 1
-        return n
+        return play()
 
     return step
 

@@ -31,13 +31,14 @@ def timed(step: Step, seconds: float, warmup: int = 50) -> float:
     return units / (time.perf_counter() - start)
 
 
-def spiel_python_fn(seed: int) -> Step:
+def spiel_python_fn(seed: int, name: str = "spades") -> Step:
+    """Random games of OpenSpiel's game `name` (Spades: one hand) through its Python API."""
     import pyspiel
 
-    game = pyspiel.load_game("spades")
+    game = pyspiel.load_game(name)
     rng = np.random.default_rng(seed)
 
-    def step() -> int:  # one whole hand
+    def step() -> int:  # one whole game
         state = game.new_initial_state()
         n = 0
         while not state.is_terminal():
