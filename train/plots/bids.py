@@ -17,7 +17,7 @@ from fourhundred_train.plots.curves import (
     curve,
     legend,
     panel,
-    percent_axis,
+    percent_panel,
     smoothing_note,
     smoothing_weight,
 )
@@ -73,14 +73,7 @@ def figure_bid_eval(runs: Sequence[Run], smoothing: float | None = None) -> Any 
         (axes[1, 0], "eval/bid_made_rate", "Contracts made", "contracts made (%)"),
         (axes[1, 1], "eval/bid_thrown_in_rate", "Hands thrown in", "hands thrown in (%)"),
     ):
-        weight = smoothing_weight(runs, tag, smoothing)
-        weights.append(weight)
-        panel(ax, axis, runs, tag, weight, scale=100.0)
-        ax.set_ylim(bottom=0)
-        percent_axis(ax)
-        ax.set_title(title, fontsize=11)
-        ax.set_ylabel(ylabel)
-        axis.style(ax)
+        weights.append(percent_panel(ax, axis, runs, tag, smoothing, title, ylabel))
         ax.tick_params(labelbottom=True)
     hands = {int(r.scalars["eval/bid_hands"].values[-1]) for r in runs if r.has("eval/bid_hands")}
     fig.suptitle(

@@ -158,6 +158,20 @@ def panel(ax: Any, axis: Axis, runs: Sequence[Run], tag: str, weight: float,
     return any(drawn)
 
 
+def percent_panel(ax: Any, axis: Axis, runs: Sequence[Run], tag: str, smoothing: float | None,
+                  title: str, ylabel: str) -> float:  # fmt: skip
+    """A panel of a rate logged in 0-1 (`tag`), drawn in percent from 0, titled and styled;
+    returns the smoothing weight it used."""
+    weight = smoothing_weight(runs, tag, smoothing)
+    panel(ax, axis, runs, tag, weight, scale=100.0)
+    ax.set_ylim(bottom=0)
+    percent_axis(ax)
+    ax.set_title(title, fontsize=11)
+    ax.set_ylabel(ylabel)
+    axis.style(ax)
+    return weight
+
+
 def not_logged(ax: Any, tag: str) -> None:
     """A panel without curves says that no run logged `tag`."""
     ax.text(0.5, 0.5, f"{tag}\nnot logged", transform=ax.transAxes, ha="center", va="center",

@@ -17,6 +17,7 @@ from fourhundred_train.plots.curves import (
     legend,
     panel,
     percent_axis,
+    percent_panel,
     smoothing_note,
     smoothing_weight,
 )
@@ -125,14 +126,7 @@ def figure_bidding(runs: Sequence[Run], smoothing: float | None = None) -> Any |
     axes = fig.subplots(1, 2, sharex=True)
     notes = []
     for ax, (tag, title, ylabel) in zip(axes, panels, strict=True):
-        weight = smoothing_weight(runs, tag, smoothing)
-        notes.append(weight)
-        panel(ax, axis, runs, tag, weight, scale=100.0)
-        ax.set_ylim(bottom=0)
-        percent_axis(ax)
-        ax.set_title(title, fontsize=11)
-        ax.set_ylabel(ylabel)
-        axis.style(ax)
+        notes.append(percent_panel(ax, axis, runs, tag, smoothing, title, ylabel))
     fig.suptitle("Bidding in training rollouts", fontsize=12)
     legend(fig, runs, smoothing_note(max(notes)))
     return fig
