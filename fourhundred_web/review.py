@@ -74,6 +74,7 @@ from fourhundred_web.tables import TOKEN_HEADER, Tables
 
 __all__ = [
     "HINT_AGENT",
+    "HINT_AGENT_ANY_RULES",
     "MAX_DECISIONS",
     "MAX_JOBS",
     "REVIEW_AGENT",
@@ -87,6 +88,13 @@ REVIEW_AGENT = "search:worlds=16,bid_worlds=16"
 """The valuer of a review: the search with 16 worlds a decision (docs/web.md has its speed)."""
 HINT_AGENT = "search:worlds=16,bid_worlds=8,candidates=64"
 """The valuer of a hint: fewer worlds, so that a person waits a second or two."""
+HINT_AGENT_ANY_RULES = (
+    "search:worlds=16,bid_worlds=8,candidates=64,models=heuristic-v1,own=heuristic-v1,"
+    "matchwin=matchwin_h1.npz"
+)
+"""The valuer of a hint under rules that no bundled network was trained under (pagat): the
+same search with ``heuristic-v1`` at every seat of its worlds, valued by the match-win
+estimate of those rules."""
 SEED = 0
 """The seed of the valuers' worlds: the same position gets the same values."""
 MAX_JOBS = 4
@@ -349,7 +357,19 @@ class Hints:
         self.agent = agent
         self.seed = seed
         self._lock = threading.Lock()
-        self._valuers: dict[Rules, ActionValuer] = {}
+        self._valuers: dict[Rules, tuple[str, ActionValuer]] = {}
+
+    def _valuer(self, rules: Rules) -> tuple[str, ActionValuer]:
+        """(its spec, the valuer) of the hints under `rules`: `agent`, or, where the default's
+        network was trained under other rules, HINT_AGENT_ANY_RULES."""
+        from fourhundred_agents.neural.checkpoint import CheckpointError
+
+        try:
+            return self.agent, make_valuer(self.agent, rules, self.seed)
+        except CheckpointError:
+            if self.agent != HINT_AGENT:  # a valuer the owner chose: its refusal stands
+                raise
+            return HINT_AGENT_ANY_RULES, make_valuer(HINT_AGENT_ANY_RULES, rules, self.seed)
 
     def hint(self, session: PlaySession, seat: int, moves: int | None = None) -> dict[str, Any]:
         """The hint for the person at `seat` of `session` (called on the table's thread with
@@ -389,15 +409,16 @@ class Hints:
         start = time.perf_counter()
         with self._lock:
             if rules not in self._valuers:
-                self._valuers = {rules: make_valuer(self.agent, rules, self.seed)}
-            values = self._valuers[rules].value_actions(view)
+                self._valuers = {rules: self._valuer(rules)}
+            agent, valuer = self._valuers[rules]
+            values = valuer.value_actions(view)
         seconds = time.perf_counter() - start
         v, se = values.value[0], values.stderr[0]
         best = max(legal, key=lambda a: -math.inf if math.isnan(v[a]) else v[a])
         return {
             "seat": seat, "phase": phase, "best": action_text(best),
             "worlds": int(values.worlds[0]), "seconds": round(seconds, 3),
-            "unit": values.unit, "agent": self.agent,
+            "unit": values.unit, "agent": agent,
             "actions": [{"action": action_text(a), "value": _num(v[a]), "stderr": _num(se[a])}
                         for a in legal],
         }  # fmt: skip

@@ -165,6 +165,30 @@ def test_a_hint_does_not_depend_on_the_cards_the_person_cannot_see() -> None:
             hints.hint(SimpleNamespace(table=a, people=(0, 1), moves=len(played)), 1)  # type: ignore[arg-type]
 
 
+def test_a_hint_under_rules_no_bundled_network_was_trained_under() -> None:
+    """Under pagat the default hint's network (trained under the default rules) cannot search:
+    the hint is valued by the same search with heuristic-v1 at every seat of its worlds (it
+    answered 400); a valuer the owner chose keeps its one-line refusal."""
+    from fourhundred_agents.neural.checkpoint import CheckpointError
+    from fourhundred_web.review import HINT_AGENT_ANY_RULES
+
+    hints = Hints()
+    pagat = "fourhundred-record 1\nrules: pagat\n" + HEAD.split("\n", 1)[1]
+    for played in ("", "bids: 4 3 2 2\n"):
+        table = Table.from_record(parse_record(pagat + DEAL_A + played))
+        assert table.rules.score_table == "pagat" and table.to_play == 0
+        session = SimpleNamespace(table=table, people=(0,), moves=len(played), seat=0)
+        answer = hints.hint(session, 0, len(played))  # type: ignore[arg-type]
+        assert answer["agent"] == HINT_AGENT_ANY_RULES and answer["unit"] == "match-win"
+        assert answer["phase"] == ("play" if played else "bid")
+        values = [a["value"] for a in answer["actions"]]
+        assert len(values) > 1 and all(0.0 <= v <= 1.0 for v in values), answer
+    table = Table.from_record(parse_record(pagat + DEAL_A))
+    session = SimpleNamespace(table=table, people=(0,), moves=0, seat=0)
+    with pytest.raises(CheckpointError, match="trained under other rules"):
+        Hints(SMALL).hint(session, 0, 0)  # type: ignore[arg-type]
+
+
 # -- reviews through the API --------------------------------------------------------------------
 def test_a_record_s_review_is_fourhundred_analyse_s_and_cached(client: TestClient) -> None:
     text = HEAD + DEAL_A + PLAYED
