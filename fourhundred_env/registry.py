@@ -153,6 +153,17 @@ def check_name(name: str, source: str) -> str:
     return name
 
 
+_PROGRAM = re.compile(r"(?i)cmd\s*:")
+
+
+def starts_program(spec: str) -> bool:
+    """Whether the agent of `spec` may start a program: it is a ``cmd:`` bot, or names one in
+    its settings (a ``compose:`` part, a base or partner bot). Judged from the text alone,
+    before anything is made; a spec read from data (a database, a record, a request, a
+    checkpoint) that starts a program is never run (docs/security.md)."""
+    return bool(_PROGRAM.search(str(spec)))
+
+
 def split_name(spec: str) -> tuple[str, str | None]:
     """(`spec` without its display name, the name or None): ``"random:3,name=r3"`` ->
     ``("random:3", "r3")``, ``"heuristic-v1:name=h1"`` -> ``("heuristic-v1", "h1")``; a spec

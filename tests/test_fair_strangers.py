@@ -250,3 +250,23 @@ def test_a_cmd_bot_s_stored_games_export_and_replay_from_their_moves(
     assert main(["record", "export", str(cfg.db_path), "--match", "0", "--game", "1"]) == 2
     err = capsys.readouterr().err
     assert "stored moves only" in err and err.count("\n") == 1
+
+
+def test_a_checkpoint_that_names_a_program_as_its_card_player_runs_nothing(
+    tmp_path: Path, capsys
+) -> None:
+    """A bidding checkpoint is a file someone may hand you: its recorded play policy is a spec
+    read from data, and one that starts a program is refused in one line, never run."""
+    torch = pytest.importorskip("torch")
+    spec, marker = _planted_spec(tmp_path)
+    checkpoint = torch.load(ROOT / "agents" / "pretrained" / "bidder.pt", weights_only=False)
+    checkpoint["extra"]["play_policy"] = spec
+    planted = tmp_path / "bidder.pt"
+    torch.save(checkpoint, planted)
+    capsys.readouterr()
+    assert main(["tournament", "--agents", f"neural-bid:{planted}", "heuristic-v1",
+                 "--matches", "1", "--workers", "1", "--no-progress",
+                 "--out", str(tmp_path / "t")]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "names a play policy that starts a program" in err, err
+    assert not marker.exists()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -26,7 +25,7 @@ import numpy as np
 from fourhundred_agents.remote.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.registry import entry, parse_spec, spec_settings, split_name
+from fourhundred_env.registry import entry, parse_spec, spec_settings, split_name, starts_program
 from fourhundred_env.rules import Rules
 
 __all__ = [
@@ -354,17 +353,6 @@ def spec_files(spec: str) -> list[Path]:
 
     paths = [resolve_checkpoint(p) for p in named_files(spec)]  # a bundled one from anywhere
     return [p for p in paths if p.is_file()]
-
-
-_PROGRAM = re.compile(r"(?i)cmd\s*:")
-
-
-def starts_program(spec: str) -> bool:
-    """Whether the agent of `spec` may start a program: it is a ``cmd:`` bot, or names one in
-    its settings (a ``compose:`` part, a base or partner bot). Judged from the text alone,
-    before anything is made; a spec read from data (a database, a record, a request) that
-    starts a program is never run (docs/security.md)."""
-    return bool(_PROGRAM.search(str(spec)))
 
 
 def named_files(spec: str) -> list[str]:

@@ -28,7 +28,7 @@ from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.configs import check_fields
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import OBS_FIELDS, encode_observation
-from fourhundred_env.registry import make_agent, register_agent
+from fourhundred_env.registry import make_agent, register_agent, starts_program
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import SAMPLE_SALT
 from fourhundred_env.symmetry import mean_over_renamings, stack_renamed
@@ -253,6 +253,15 @@ def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
     bidder = NeuralAgent(settings.path, rules, seed, device=settings.device)
     play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
+    if starts_program(play):  # a spec read from a file someone handed you runs no program
+        from fourhundred_agents.neural.checkpoint import CheckpointError  # (torch: lazily)
+
+        raise CheckpointError(
+            f"checkpoint {settings.path!r} names a play policy that starts a program "
+            f"({play[:80]!r}): expected a bot of this package; a spec read from a file is "
+            f"never run as a program (name the card player yourself: compose:bid=neural:"
+            f"{settings.path},play=SPEC)"
+        )
     return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{settings.path}")
 
 
