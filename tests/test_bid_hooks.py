@@ -110,3 +110,30 @@ def test_a_bad_reward_is_one_line_before_any_work(
 def test_a_custom_reward_asks_for_play_outs_on_the_true_deal() -> None:
     with pytest.raises(ConfigError, match="expected worlds: 0"):
         load_bid_q_config("configs/bidding_q.yaml", [f"reward={EXAMPLE}:big_bid_bonus"])
+
+
+def test_your_own_card_player_plays_the_matches_and_the_play_outs(tmp_path: Path) -> None:
+    """play=SPEC: the bot that plays every card (and the other side's bids) in the positions'
+    matches and the play-outs; the bidder's checkpoint records it as its card player."""
+    from fourhundred_agents import make_agent
+
+    small = [a for a in TINY if not a.startswith(("positions", "worlds"))]
+    cfg = load_bid_q_config("configs/bidding_q.yaml", [*small, "positions=300", "worlds=0",
+                                                          "play=heuristic", "eval_every=1",
+                                                          "eval_deals=1", "eval_matches=1"])  # fmt: skip
+    rows = BidQTrainer(cfg, tmp_path / "run", progress=False).train()
+    assert np.isfinite(rows[-1]["eval/bid_dwin_pp"]) and "eval/win_rate" in rows[-1]
+    checkpoint = torch.load(tmp_path / "run" / "policy.pt", weights_only=False)
+    assert checkpoint["extra"]["play_policy"] == "heuristic"
+    agent = make_agent(f"neural-bid:{tmp_path / 'run' / 'policy.pt'}", Rules(), 0)
+    assert type(agent.player).__name__ == "HeuristicAgent"
+    with pytest.raises(ConfigError, match="expected worlds: 0"):
+        load_bid_q_config("configs/bidding_q.yaml", ["play=heuristic"])
+
+
+def test_a_card_player_that_is_no_bot_is_one_line_before_any_work(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    code = main(["train", "bidding_q", *TINY, "play=no-such-bot", f"runs_dir={runs}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "unknown agent 'no-such-bot'" in err, err
+    assert not runs.exists() or not any(runs.iterdir())

@@ -42,6 +42,12 @@ class BidQConfig:
     agents/pretrained ('' = the bundled estimate of the run's rules); under other rules than
     the file's, its variant fitted under them (bundled, or cached by ``fourhundred
     fit-matchwin``)."""
+    play: str = "heuristic-v1"
+    """Who plays every card, and the other side's bids, in the matches the positions come from
+    and in the play-outs: an agent spec; the bidder's checkpoint records it as its card
+    player (``neural-bid:``). ``heuristic-v1`` runs compiled; any other bot (your own,
+    registered or from ``--agent-module``) is asked through its ``act``, slower, and needs
+    worlds 0."""
     reward: str = ""
     """Your own value of a play-out, instead of `value`'s: ``package.module:function`` (or an
     entry point in ``fourhundred.bid_rewards``) taking a BidOutcome and returning one number
@@ -143,6 +149,11 @@ class BidQConfig:
                 f"reward={self.reward!r} with worlds={self.worlds}: expected worlds: 0 (a custom "
                 "reward values play-outs on the true deal; the bid search's worlds are valued "
                 "in compiled code)"
+            )
+        if self.play != "heuristic-v1" and self.worlds:
+            raise ConfigError(
+                f"play={self.play!r} with worlds={self.worlds}: expected worlds: 0 (the bid "
+                "search's worlds are played by heuristic-v1 in compiled code)"
             )
         if self.window < 0:
             raise ConfigError(f"window={self.window}: expected 0 (all iterations) or more")

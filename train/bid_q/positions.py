@@ -14,6 +14,7 @@ from fourhundred_env.view import seat_view
 NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
 _BID = int(Phase.BID)
 _OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
+_DECIDING = (int(Phase.BID), int(Phase.PLAY))
 
 
 class QBidder:
@@ -48,11 +49,29 @@ def learner_decides() -> np.ndarray:
     return decides
 
 
+def play_to_learner(engine: Engine, state: State, agent) -> None:
+    """Play `agent` (any bot) at every decision of every table of `state` until each waits
+    for a bid of seat 0 or 2 or its hand is over: what the compiled Playout does with
+    heuristic-v1, for another card player (slower: one `act` a decision round)."""
+    while True:
+        phase = state.phase
+        waiting = (phase == _BID) & (state.to_play % 2 == 0)
+        rows = np.flatnonzero(np.isin(phase, _DECIDING) & ~waiting)
+        if not rows.size:
+            return
+        actions = np.zeros(state.batch_size, np.int64)
+        actions[rows] = np.asarray(agent.act(seat_view(engine, state, index=rows)), np.int64)
+        active = np.zeros(state.batch_size, np.bool_)
+        active[rows] = True
+        engine.step(state, actions, active=active)  # an illegal action: one line
+
+
 def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables: int,
-                     max_hands: int, first_match: int) -> State:  # fmt: skip
+                     max_hands: int, first_match: int, play=None) -> State:  # fmt: skip
     """The first `n` bidding positions of seats 0 and 2 in matches (ids from first_match on)
     of the learner's `bidder` (seats 0, 2) against heuristic-v1 (bids of seats 1, 3, every
-    card), as one State of n tables, each at that seat's bid."""
+    card; `play`: another bot in its place), as one State of n tables, each at that seat's
+    bid."""
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
     playout = Playout(dict.fromkeys(range(4), policy))
     decides = learner_decides()
@@ -64,7 +83,9 @@ def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables:
     parts: list[State] = []
     got = 0
     while got < n:
-        if playout.run(state, engine._r, decides, ended) < 0:
+        if play is not None:
+            play_to_learner(engine, state, play)
+        elif playout.run(state, engine._r, decides, ended) < 0:
             raise RuntimeError("heuristic-v1 chose an illegal action")
         rows = np.flatnonzero((state.phase == _BID) & (state.to_play % 2 == 0))
         if rows.size:

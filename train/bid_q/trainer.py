@@ -59,6 +59,12 @@ class BidQTrainer:
             with torch.no_grad():  # not fitted: the value head says 0 rather than noise
                 self.net.value_head.weight.zero_()
                 self.net.value_head.bias.zero_()
+        self.play = None  # heuristic-v1, compiled; another card player is made now
+        if config.play != "heuristic-v1":
+            from fourhundred_agents import make_agent
+
+            self.play = make_agent(config.play, self.rules, config.seed)
+            self.play.reset(config.num_tables)
         self.reward = None  # checked before any work: one line if it does not answer
         if config.reward:
             from fourhundred_train.bid_q.hooks import load_reward
@@ -76,7 +82,7 @@ class BidQTrainer:
         if config.eval_every and config.eval_deals:
             from fourhundred_train.bid_report import BidEval
 
-            self.bid_eval = BidEval("heuristic-v1", config.eval_deals, config.seed, self.rules)
+            self.bid_eval = BidEval(config.play, config.eval_deals, config.seed, self.rules)
             if self.bid_eval.off is not None:
                 print(f"eval/bid_* off: {self.bid_eval.off}", flush=True)
 
@@ -127,13 +133,14 @@ class BidQTrainer:
             else:
                 bidder = QBidder(self.engine, self.net if k else None, self.blank)
                 positions = record_positions(self.engine, bidder, c.positions, seed,
-                                             c.num_tables, c.max_hands, 0)  # fmt: skip
+                                             c.num_tables, c.max_hands, 0, self.play)  # fmt: skip
                 t1 = time.perf_counter()
                 if c.worlds:
                     q = world_values(self.engine, positions, c, progress=self.progress)
                 else:
                     q = play_out_values(self.engine, positions, bidder, c.value, self.model,
-                                        per_point=c.per_point, reward=self.reward)  # fmt: skip
+                                        per_point=c.per_point, reward=self.reward,
+                                        play=self.play)  # fmt: skip
                 own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
                 own_value = float(np.mean(q[np.arange(len(q)), own]))
                 t2 = time.perf_counter()
@@ -180,7 +187,11 @@ class BidQTrainer:
         snap.write_bytes((self.run_dir / "policy.pt").read_bytes())
         out: dict[str, float] = {}
         if c.eval_matches:
-            out.update(evaluate_pair(f"neural-bid:{snap}", "heuristic-v1", c.eval_matches,
+            # the same card player on both sides: the bids alone differ
+            base = (
+                "heuristic-v1" if self.play is None else f"compose:bid=heuristic-v1,play={c.play}"
+            )
+            out.update(evaluate_pair(f"neural-bid:{snap}", base, c.eval_matches,
                                      seed=c.seed * 1_000_003 + k, rules=self.rules,
                                      out_dir=snap.parent, workers=1))  # fmt: skip
         if self.bid_eval is not None:
@@ -222,10 +233,10 @@ class BidQTrainer:
         return saved, q
 
     def save_policy(self) -> None:
-        """Writes the network to `run_dir`/policy.pt, heuristic-v1 as its card player."""
+        """Writes the network to `run_dir`/policy.pt, the run's `play` as its card player."""
         from fourhundred_train.checkpoint import save_policy
 
-        extra = {"play_policy": "heuristic-v1", "bid_q": self.config.to_dict()}
+        extra = {"play_policy": self.config.play, "bid_q": self.config.to_dict()}
         if self.blank:
             extra["blank_fields"] = list(self.blank)
         save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)

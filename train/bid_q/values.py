@@ -14,7 +14,7 @@ from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from fourhundred_train.bid_q.config import BidQConfig
 from fourhundred_train.bid_q.hooks import BidOutcome, Reward, check_values
-from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, learner_decides
+from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, learner_decides, play_to_learner
 from fourhundred_train.workers import in_processes
 
 _BID = int(Phase.BID)
@@ -22,11 +22,12 @@ _BID = int(Phase.BID)
 
 def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: str, model,
                     chunk: int = 8192, per_point: float = 0.0,
-                    reward: tuple[str, Reward] | None = None) -> np.ndarray:  # fmt: skip
+                    reward: tuple[str, Reward] | None = None,
+                    play=None) -> np.ndarray:  # fmt: skip
     """(n, NUM_BIDS) float32: each legal bid's value at each position (-inf where illegal),
-    the rest of the hand played by the partner's `bidder` and heuristic-v1 (see
-    train/bid_q/__init__.py); `reward`: (its name, a custom reward of the play-outs,
-    train/bid_q/hooks.py)."""
+    the rest of the hand played by the partner's `bidder` and heuristic-v1 (`play`: another
+    bot in its place; see train/bid_q/__init__.py); `reward`: (its name, a custom reward of
+    the play-outs, train/bid_q/hooks.py)."""
     from fourhundred_agents.value.match_value import hand_value_change
 
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
@@ -43,7 +44,9 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
         engine.step(branch, NUM_CARDS + bid.astype(np.int64), validate=False)
         ended = np.empty(branch.batch_size, np.int64)
         while True:
-            if playout.run(branch, engine._r, decides, ended) < 0:
+            if play is not None:
+                play_to_learner(engine, branch, play)
+            elif playout.run(branch, engine._r, decides, ended) < 0:
                 raise RuntimeError("heuristic-v1 chose an illegal action")
             rows = np.flatnonzero(branch.phase == _BID)
             if not rows.size:
