@@ -1,6 +1,7 @@
 """fourhundred: the 400 card game (Lebanon, Syria) as a fast batched engine for AI bots.
 
-The rules core imports only numpy. Gymnasium environments live in ``fourhundred_env.envs``.
+The rules core imports only numpy and numba (compiled kernels). Gymnasium environments, and
+the OpenSpiel and RLCard games, live in ``fourhundred_env.envs``.
 """
 
 from fourhundred_env.cards import NUM_ACTIONS, Suit, action_text, card_text, parse_card, parse_hand

@@ -43,7 +43,7 @@ record's upload: 1 MiB), 415 a body that is not
 ``application/json``, 422 an illegal action, 429 too many tables for one client (or too many
 requests waiting on one table), 503 the server full.
 
-Fair and safe (issue 40):
+Fair and safe:
 
 - **Secret deals.** Unless the page asks for a seed, a table's deal and its bots' seeds are
   secrets the server draws (:func:`fourhundred_web.play.new_session`) and never sends; the

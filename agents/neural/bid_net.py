@@ -4,7 +4,7 @@
 A plain network (agents/neural/network.py) must learn from the 588 entries of the observation alone
 what a hand is worth and what a bid does to the match: that making 5 from 31 points ends it,
 that the thirty rule halves a 5. Fitted on play-out values it stayed near heuristic-v1's own
-bids (BENCHMARKS.md, "Bidding (issue 20)"). This network is also given, worked out here:
+bids (BENCHMARKS.md, "Bidding"). This network is also given, worked out here:
 
 * **for the position** (`SHARED_SIZE` entries: the observation, then 58 more): heuristic-v1's
   evaluation of the hand (its 21 features, its expected tricks before and after the others'
@@ -65,7 +65,7 @@ match-win entries; version 2: without those that count the other bids' outcomes)
 OTHERS_MADE = 0.75
 """The chance the version-3 entries give each other seat's bid of being made (the bid it made
 before the bidder's, or its minimum bid if it bids after): heuristic-v1's made rate in its
-own matches (75.1%, issue 20)."""
+own matches (75.1%, BENCHMARKS.md, "Bidding")."""
 NUM_BIDS = NUM_ACTIONS - NUM_CARDS  # actions 52..65: bids 1..13 and the redeal
 SHARED_SIZE = OBS_SIZE + 58
 PER_BID = PER_BID_SIZES[FEATURES_VERSION]

@@ -186,4 +186,4 @@ match-win estimate fitted on heuristic-v1's matches plus 0.003 per point the tea
 the hand (per_point: 10 points weigh 3 percentage points of match-win chance); the best
 mean is bid (confidence=0). Its budget of 30 s a decision is there not to bind, so that a
 decision never depends on the machine. How each value was chosen: BENCHMARKS.md, "Search
-bot" and "Bidding (issue 20)"."""
+bot" and "Bidding"."""
