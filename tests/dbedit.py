@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from fourhundred_tournament.db.digests import DIGEST_META, register, seal
+from fourhundred_tournament.db.schema import has_column
 
 
 def to_schema_1(path: Path, con: sqlite3.Connection | None = None) -> None:
@@ -20,7 +21,7 @@ def to_schema_1(path: Path, con: sqlite3.Connection | None = None) -> None:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         con.execute("ALTER TABLE hands DROP COLUMN moves")
         for table in tables:
-            if any(r[1] == "digest" for r in con.execute(f"PRAGMA table_info({table})")):
+            if has_column(con, table, "digest"):
                 con.execute(f"ALTER TABLE {table} DROP COLUMN digest")
         con.execute("DELETE FROM meta WHERE key = ?", (DIGEST_META,))
         con.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
@@ -36,6 +37,6 @@ def reseal(con: sqlite3.Connection) -> None:
     an edit, which the digests cannot tell from the writer's own."""
     register(con)
     for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-        if any(r[1] == "digest" for r in con.execute(f"PRAGMA table_info({table})")):
+        if has_column(con, table, "digest"):
             con.execute(f"UPDATE {table} SET digest = NULL")
             seal(con, table)

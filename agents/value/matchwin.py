@@ -167,7 +167,7 @@ def find_matchwin(name: str, rules: Rules) -> Path:
     how = f"--rules {preset}" if preset in PRESETS else "with these rules (fit_estimate in Python)"
     raise MatchWinMissingError(
         f"no match-win estimate {bases[0]!r} fitted under the rules {preset} is bundled or "
-        f"cached: fit one with `fourhundred fit-matchwin {how}` (a few minutes; cached in "
+        f"cached: fit one with `fourhundred fit-matchwin {how}` (about a minute on 2 cores; cached in "
         f"{cache_dir()}, where every command finds it), or name a file fitted under these "
         "rules (matchwin=FILE)"
     )

@@ -19,8 +19,10 @@ import hashlib
 import sqlite3
 from collections.abc import Mapping, Sequence
 
+from fourhundred_tournament.db.schema import has_column
+
 __all__ = [
-    "DIGEST_META", "DIGEST_SCHEME", "covered", "first_mismatch", "is_strict", "last_rowid",
+    "DIGEST_META", "DIGEST_SCHEME", "add_digest_column", "covered", "first_mismatch", "is_strict", "last_rowid",
     "register", "row_digest", "seal",
 ]  # fmt: skip
 
@@ -50,6 +52,13 @@ def covered(con: sqlite3.Connection, table: str) -> tuple[str, ...]:
     return tuple(
         r[1] for r in con.execute(f"PRAGMA table_info({table})") if r[1] not in ("digest", "id")
     )
+
+
+def add_digest_column(con: sqlite3.Connection, table: str) -> None:
+    """Give `table` its ``digest`` column if it has none (a database of an older schema: its
+    rows keep NULL, and are not checked unless the meta says every row has one)."""
+    if not has_column(con, table, "digest"):
+        con.execute(f"ALTER TABLE {table} ADD COLUMN digest TEXT")
 
 
 def digest_expression(table: str, columns: Sequence[str]) -> str:
@@ -84,14 +93,13 @@ def first_mismatch(
     """The key columns `names` (and their values) of the first row of `table` whose digest is
     not that of its values, or None. `strict`: a row without a digest is one (a database
     whose meta says every row has one); `where`: more conditions (``AND ...``)."""
-    columns = covered(con, table)
-    if "digest" not in {r[1] for r in con.execute(f"PRAGMA table_info({table})")}:
+    if not has_column(con, table, "digest"):
         if not strict:
             return None
         row = con.execute(f"SELECT {', '.join(names)} FROM {table} WHERE 1 {where} LIMIT 1", params)
         found = row.fetchone()
         return None if found is None else dict(zip(names, found, strict=True))
-    bad = f"digest != {digest_expression(table, columns)}"
+    bad = f"digest != {digest_expression(table, covered(con, table))}"
     bad = f"digest IS NULL OR {bad}" if strict else f"digest IS NOT NULL AND {bad}"
     found = con.execute(
         f"SELECT {', '.join(names)} FROM {table} WHERE ({bad}) {where} LIMIT 1", params

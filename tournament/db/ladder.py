@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_tournament.db.checks import DatabaseMismatchError, damaged_error, read_fingerprint
-from fourhundred_tournament.db.digests import first_mismatch, is_strict, seal
+from fourhundred_tournament.db.digests import add_digest_column, first_mismatch, is_strict, seal
 from fourhundred_tournament.db.results import ResultsDB
 from fourhundred_tournament.db.values import row_damage
 from fourhundred_tournament.deals import DealSecret
@@ -200,9 +200,9 @@ def read_ladder(db: ResultsDB) -> Ladder:
     if "ladder" not in meta:
         return _tournament_as_ladder(db, meta)
     check_ladder_meta(db.path, meta)
-    settings = _checked_settings(db, meta["ladder"])
-    rows = {t: _rows(db, t) for t in LADDER_TABLES}
     check = _RowCheck(db)
+    settings = check.settings(meta["ladder"])
+    rows = {t: _rows(db, t) for t in LADDER_TABLES}
     checked = sorted((check.bot(r) for r in rows["ladder_bots"]), key=lambda b: (b[4], b[0]))
     bots = tuple(LadderBot(*b) for b in checked)
     labels = {b.label for b in bots}
@@ -281,6 +281,20 @@ class _RowCheck:
             raise self.damage(table, ids, f"{name}={str(value)[:80]!r}", what)
         return out
 
+    def settings(self, text: str) -> dict[str, Any]:
+        """The ``ladder`` meta (the settings every pairing shares), checked."""
+        ids = {"key": "ladder"}
+        settings = self._json("meta", ids, "ladder", text, dict)
+        self._int("meta", ids, "seed", settings.get("seed"), -(2**63), 2**63 - 1)
+        self._int("meta", ids, "max_hands", settings.get("max_hands"), 1, _MAX_HANDS)
+        if not isinstance(settings.get("rules"), dict):
+            raise self.damage("meta", ids, f"rules={settings.get('rules')!r}", "a mapping of rules")
+        if not isinstance(settings.get("anchor"), str | None):
+            raise self.damage(
+                "meta", ids, f"anchor={settings['anchor']!r}", "a bot's label or null"
+            )
+        return settings
+
     def bot(self, row: tuple[Any, ...]) -> tuple[str, str, int, str | None, int, dict]:
         label, spec, version, files, added, info = row
         ids = {"label": label}
@@ -337,20 +351,6 @@ class _RowCheck:
 
 def _is_digest(text: str) -> bool:
     return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
-
-
-def _checked_settings(db: ResultsDB, text: str) -> dict[str, Any]:
-    """The ``ladder`` meta (the settings every pairing shares), checked."""
-    check = _RowCheck(db)
-    ids = {"key": "ladder"}
-    settings = check._json("meta", ids, "ladder", text, dict)
-    check._int("meta", ids, "seed", settings.get("seed"), -(2**63), 2**63 - 1)
-    check._int("meta", ids, "max_hands", settings.get("max_hands"), 1, _MAX_HANDS)
-    if not isinstance(settings.get("rules"), dict):
-        raise check.damage("meta", ids, f"rules={settings.get('rules')!r}", "a mapping of rules")
-    if not isinstance(settings.get("anchor"), str | None):
-        raise check.damage("meta", ids, f"anchor={settings['anchor']!r}", "a bot's label or null")
-    return settings
 
 
 def _tournament_as_ladder(db: ResultsDB, meta: Mapping[str, str]) -> Ladder:
@@ -433,8 +433,7 @@ def write_event(
         with con:
             con.executescript(LADDER_SCHEMA)
             for table in LADDER_TABLES:  # a ladder written before rows carried a digest
-                if "digest" not in {r[1] for r in con.execute(f"PRAGMA table_info({table})")}:
-                    con.execute(f"ALTER TABLE {table} ADD COLUMN digest TEXT")
+                add_digest_column(con, table)
             con.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('ladder', ?)",
                 (json.dumps(ladder.settings, sort_keys=True),),

@@ -21,6 +21,7 @@ from fourhundred_tournament.db.checks import (
 from fourhundred_tournament.db.digests import (
     DIGEST_META,
     DIGEST_SCHEME,
+    add_digest_column,
     last_rowid,
     register,
     seal,
@@ -36,15 +37,12 @@ from fourhundred_tournament.db.schema import (
     GameKey,
     HandRow,
     MatchRow,
+    has_column,
     insert_sql,
 )
 
 _SEALED = ("hands", "matches", "events")
 """The result tables whose rows carry a digest (:mod:`~fourhundred_tournament.db.digests`)."""
-
-
-def _has_column(con: sqlite3.Connection, table: str, column: str) -> bool:
-    return any(r[1] == column for r in con.execute(f"PRAGMA table_info({table})"))
 
 
 class ResultsDB:
@@ -119,11 +117,10 @@ class ResultsDB:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     con.execute(statement)
-            if not _has_column(con, "hands", "moves"):  # schema 1: its rows keep NULL
+            if not has_column(con, "hands", "moves"):  # schema 1: its rows keep NULL
                 con.execute("ALTER TABLE hands ADD COLUMN moves BLOB")
             for table in _SEALED:  # schema 1 or 2: its rows keep NULL (and are not checked)
-                if not _has_column(con, table, "digest"):
-                    con.execute(f"ALTER TABLE {table} ADD COLUMN digest TEXT")
+                add_digest_column(con, table)
             new = not con.execute("SELECT 1 FROM meta WHERE key = 'fingerprint'").fetchall()
             rows = [("schema", str(SCHEMA_VERSION)),
                     ("fingerprint", json.dumps(dict(fingerprint), sort_keys=True))]  # fmt: skip
@@ -240,7 +237,10 @@ class ResultsDB:
     def has_moves(self) -> bool:
         """Whether ``hands`` has the ``moves`` column (a database of schema 1, not written
         since, has not)."""
-        return any(r[1] == "moves" for r in self.query("PRAGMA table_info(hands)"))
+        try:
+            return has_column(self.con, "hands", "moves")
+        except sqlite3.DatabaseError as e:
+            raise damaged_error(self.path, e) from None
 
     def hand_select(self) -> str:
         """The SELECT list of HAND_COLUMNS for this file (``NULL AS moves`` without the column)."""

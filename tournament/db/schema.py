@@ -4,6 +4,7 @@ columns, in order), the bins of the time histogram, and the SQL that creates the
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -182,6 +183,12 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 """The tables (``CREATE TABLE IF NOT EXISTS``), run by the writer at every open."""
+
+
+def has_column(con: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether `table` of the database `con` has the column `column` (an older schema's may
+    not)."""
+    return any(r[1] == column for r in con.execute(f"PRAGMA table_info({table})"))
 
 
 def insert_sql(table: str, columns: Sequence[str]) -> str:
