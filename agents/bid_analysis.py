@@ -30,6 +30,7 @@ import numpy as np
 from fourhundred_env.cards import NUM_CARDS, cards_to_set, parse_hand
 from fourhundred_env.engine import Engine, State, mix64
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView, seat_view
 
@@ -42,6 +43,7 @@ def play_hand(engine: Engine, state: State, bidders: list[Any], players: list[An
     with ``bidders[s]`` and plays its cards with ``players[s]`` (one agent per seat, each
     fed only that seat's view)."""
     b = state.batch_size
+    loop = GameLoop(engine, state)
     while True:
         mask = engine.legal_mask(state)
         pending = mask.any(axis=1)
@@ -55,7 +57,7 @@ def play_hand(engine: Engine, state: State, bidders: list[Any], players: list[An
                 idx = np.flatnonzero(sel)
                 if idx.size:
                     actions[idx] = agents[seat].act(seat_view(engine, state, idx, seat))
-        engine.step(state, actions)
+        loop.step(actions, pending, end=False)
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,8 @@ def position_from_seed(
         raise FourHundredError(f"seat={seat!r}: expected a seat 0 to 3")
     engine = Engine(rules)
     state = engine.init(1, seed=seed, dealer=dealer, scores=np.array(scores))
-    engine.deal(state)
+    loop = GameLoop(engine, state)
+    loop.deal()
     hands = tuple(int(h) for h in state.hand_set[0])
     bids: list[int] = []
     while int(state.to_play[0]) != seat:
@@ -125,7 +128,7 @@ def position_from_seed(
                 f"{seat} bids: expected another seed"
             )
         bids.append(action - BID_ACTION0)
-        engine.step(state, np.array([action]))
+        loop.step(np.array([action]), end=False)
     return Position(tuple(int(x) for x in scores), int(dealer), tuple(bids), hands, rules.target)
 
 
@@ -141,7 +144,8 @@ def _check_situation(scores: tuple[int, ...], dealer: int, bids: tuple[int, ...]
 def start(engine: Engine, pos: Position, copies: int = 1) -> State:
     """`copies` tables at the position (the bids made), the seat to bid to act."""
     state = engine.init(copies, dealer=pos.dealer, scores=np.array(pos.scores), target=pos.target)
-    engine.deal(state, hands=np.tile(np.array(pos.hands, np.uint64), (copies, 1)))
+    loop = GameLoop(engine, state)
+    loop.deal(hands=np.tile(np.array(pos.hands, np.uint64), (copies, 1)))
     for b in pos.bids:
         action = BID_ACTION0 + b
         legal = engine.legal_mask(state)[0]
@@ -151,7 +155,7 @@ def start(engine: Engine, pos: Position, copies: int = 1) -> State:
             raise FourHundredError(
                 f"bid {b} of seat {seat} is not legal here: expected one of {allowed}"
             )
-        engine.step(state, np.full(copies, action))
+        loop.step(np.full(copies, action), end=False)
     return state
 
 
@@ -272,7 +276,7 @@ def analyse_bid(
     worlds_state = determinize(engine, view, worlds, keys)
     n_act = actions.size
     branch = worlds_state.select(np.tile(np.arange(worlds), n_act))
-    engine.step(branch, np.repeat(actions, worlds))
+    GameLoop(engine, branch).step(np.repeat(actions, worlds), end=False)
     ours = {seat, (seat + 2) % 4}
     bid_agents = [make_agent(bidder, rules, seed + s, decides="bid") if s in ours
                   else make_agent(play, rules, seed + s) for s in range(4)]  # fmt: skip

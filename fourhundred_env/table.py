@@ -36,6 +36,7 @@ from fourhundred_env.errors import (
     short,
 )
 from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.phases import phase_name
 from fourhundred_env.record_data import GameRecord
 from fourhundred_env.record_replay import replayed, table_record
@@ -138,6 +139,10 @@ class Table:
                 f"table {short(self.name)}: state={short(state)}: expected a State of one table"
             )
         self._state = state.validate(f"table {short(self.name)}:")
+
+    def _loop(self) -> GameLoop:
+        """The game loop over this table's state, paused between hands (a person deals)."""
+        return GameLoop(self.engine, self._state, deal_next=False)
 
     def _checked(self) -> State:
         """The state, checked: it may have been changed in place since the last call."""
@@ -276,7 +281,7 @@ class Table:
                     f"table {short(self.name)}: deal seed={short(seed)}: expected an integer"
                 )
             explicit = deal_sets(seed, self.state.match_id, self.state.hand_index)
-        self.engine.deal(self.state, np.array([0]), explicit)
+        self._loop().deal(np.array([0]), explicit)
         self._plays = []
         self._after_action()
 
@@ -338,7 +343,7 @@ class Table:
                 f"table {short(self.name)}, seat {to_play} ({phase}): illegal action {short(action)}"
                 f"{self._why_illegal(a)}; legal: {' '.join(action_text(x) for x in legal)}"
             )
-        self.engine.step(self.state, np.array([a]), validate=False)
+        self._loop().step(np.array([a]), validate=False, end=False)
         if a < NUM_CARDS:
             self._plays.append((to_play, card_text(a)))
         self._after_action()

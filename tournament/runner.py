@@ -36,6 +36,7 @@ from fourhundred_agents.remote.isolated import IsolatedAgent
 from fourhundred_agents.remote.modules import import_agent_modules
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import GAME_STREAM_SALTS
 from fourhundred_env.view import seat_view
@@ -119,8 +120,6 @@ class _Tables:
 
     state: State
     orient: np.ndarray  # (B,) int8: 0 when pair[0] holds team 0 (seats 0 and 2)
-    todo: deque[tuple[int, int]]  # the job's games (match_id, orientation) not started yet
-    active: np.ndarray  # (B,) bool: False once a table has no game left to play
     first_dealer: np.ndarray  # (B,) dealer of the first hand of the table's game
     hand_secs: np.ndarray  # (B, 4) float64 agent seconds per seat, in the hand in progress
     hand_decs: np.ndarray  # (B, 4) int32 agent calls per seat, in the hand in progress
@@ -184,31 +183,33 @@ class LockstepRunner:
             yield from self._run(list(games), use_alarm)
 
     def _run(self, games: list[tuple[int, int]], use_alarm: bool) -> Iterator[Records]:
-        """The lockstep loop: step every table with a decision pending, until no game is left."""
+        """Step every table with a decision pending, until no game is left."""
         if not games:
             return
-        tables = self._start(deque(games))
+        loop, tables = self._start(deque(games))
         self._times: dict[tuple[int, int], int] = {}  # (side, time bin) -> decisions
-        out = Records()
+        self._out = Records()
         last_flush = self.clock()
         while True:
-            pending = tables.active & (tables.state.phase <= _PLAY)
+            pending = loop.pending()
             if not pending.any():
                 break
-            self._step(tables, pending, out, use_alarm)
-            ended = np.flatnonzero(pending & (tables.state.phase >= _HAND_OVER))
+            actions = self._decide(tables, pending, use_alarm)
+            at = np.flatnonzero(pending)  # every pending table takes its action: the hand's next
+            tables.moves[at, tables.num_moves[at]] = actions[at]
+            tables.num_moves[at] += 1
+            ended = loop.step(actions, pending, validate=False)  # rows: the loop's hooks
             if ended.size == 0:
                 continue
-            self._end_hands(tables, ended, out)
             now = self.clock()  # checked only when a hand ends: rows come in hands
             if now - last_flush >= self.flush_s:
-                out.move_times = self._time_rows()
-                yield out
-                out = Records()
+                self._out.move_times = self._time_rows()
+                yield self._out
+                self._out = Records()
                 last_flush = now
-        out.move_times = self._time_rows()
-        if out:
-            yield out
+        self._out.move_times = self._time_rows()
+        if self._out:
+            yield self._out
 
     def _time_rows(self) -> list[tuple[str, str, str, int, int]]:
         """The time histogram's rows since the last flush (and the counts emptied)."""
@@ -216,8 +217,9 @@ class LockstepRunner:
         self._times.clear()
         return rows
 
-    def _start(self, todo: deque[tuple[int, int]]) -> _Tables:
-        """The first `table_batch` games of `todo` (taken from it) dealt on fresh tables."""
+    def _start(self, todo: deque[tuple[int, int]]) -> tuple[GameLoop, _Tables]:
+        """The first `table_batch` games of `todo` (taken from it) dealt on fresh tables, in
+        a loop that takes the rest of `todo` as games end."""
         b = min(self.table_batch, len(todo))
         first = [todo.popleft() for _ in range(b)]
         state = self.engine.init(
@@ -226,7 +228,7 @@ class LockstepRunner:
         orient = np.array([o for _, o in first], np.int8)
         state.stream = game_streams(self.seed, state.match_id, orient)
         tables = _Tables(
-            state, orient, todo, active=np.ones(b, bool), first_dealer=state.dealer.copy(),
+            state, orient, first_dealer=state.dealer.copy(),
             hand_secs=np.zeros((b, 4)), hand_decs=np.zeros((b, 4), np.int32),
             match_secs=np.zeros(b), match_played=np.zeros(b, np.int32),
             match_forfeits=np.zeros(b, np.int32), moves=np.zeros((b, MAX_HAND_MOVES), np.int8),
@@ -235,11 +237,18 @@ class LockstepRunner:
         for side in self.agents:
             for agent in side:
                 agent.reset(b)
-        self.engine.deal(state)
-        return tables
+        loop = GameLoop(
+            self.engine, state, max_hands=self.max_hands, matches=iter(todo),
+            on_hand_end=lambda t: self._hands_ended(tables, t),
+            on_match_end=lambda t: self._out.matches.extend(self._match_rows(tables, t)),
+            on_match_start=lambda t, games: self._games_started(tables, t, games),
+        )  # fmt: skip
+        loop.deal()
+        return loop, tables
 
-    def _step(self, tables: _Tables, pending: np.ndarray, out: Records, use_alarm: bool) -> None:
-        """One lockstep move at every `pending` table: one call per agent instance to act."""
+    def _decide(self, tables: _Tables, pending: np.ndarray, use_alarm: bool) -> np.ndarray:
+        """(B,) int64 actions at every `pending` table (-1 elsewhere): one call per agent
+        instance, for the tables where its seat of its side is to act."""
         state = tables.state
         mask = self.engine.legal_mask(state)
         to_play = state.to_play
@@ -249,11 +258,8 @@ class LockstepRunner:
         for g in np.unique(group[pending]):
             side, seat = divmod(int(g), 4)
             idx = np.flatnonzero(group == g)
-            actions[idx] = self._ask(tables, side, seat, idx, mask, out, use_alarm)
-        self.engine.step(state, actions, validate=False)
-        at = np.flatnonzero(pending)  # every pending table took its action: the hand's next
-        tables.moves[at, tables.num_moves[at]] = actions[at]
-        tables.num_moves[at] += 1
+            actions[idx] = self._ask(tables, side, seat, idx, mask, self._out, use_alarm)
+        return actions
 
     def _ask(
         self, tables: _Tables, side: int, seat: int, idx: np.ndarray, mask: np.ndarray,
@@ -315,44 +321,26 @@ class LockstepRunner:
             tables.match_forfeits[t_bad] += 1
         return acts
 
-    def _end_hands(self, tables: _Tables, ended: np.ndarray, out: Records) -> None:
-        """Record the hands that just ended at tables `ended` and the games they ended; deal
-        the next hand, or start the next game of the job where a game ended."""
+    def _hands_ended(self, tables: _Tables, ended: np.ndarray) -> None:
+        """Record the hands that just ended at tables `ended`; their counts start afresh."""
         state = tables.state
         tables.match_played[ended] += ~state.thrown_in[ended]
         tables.match_secs[ended] += tables.hand_secs[ended].sum(axis=1)
-        out.hands.extend(self._hand_rows(tables, ended))
+        self._out.hands.extend(self._hand_rows(tables, ended))
         tables.hand_secs[ended] = 0
         tables.hand_decs[ended] = 0
         tables.num_moves[ended] = 0
-        over = (state.phase[ended] == _MATCH_OVER) | (state.hand_index[ended] >= self.max_hands)
-        going = ended[~over]
-        done = ended[over]
-        if done.size:
-            out.matches.extend(self._match_rows(tables, done))
-            going = np.concatenate([going, self._refill(tables, done)])
-        if going.size:
-            self.engine.deal(state, np.sort(going))
 
-    def _refill(self, tables: _Tables, done: np.ndarray) -> np.ndarray:
-        """Start the job's next games at tables `done` (their games just ended), as many as
-        are left; the other tables go idle. Returns the tables that got a game."""
-        n_new = min(done.size, len(tables.todo))
-        refill = done[:n_new]
-        tables.active[done[n_new:]] = False
-        if n_new:
-            state = tables.state
-            nxt = [tables.todo.popleft() for _ in range(n_new)]
-            self.engine.new_match(state, refill, np.array([m for m, _ in nxt], np.int64))
-            tables.orient[refill] = [o for _, o in nxt]
-            state.stream[refill] = game_streams(
-                self.seed, state.match_id[refill], tables.orient[refill]
-            )
-            tables.first_dealer[refill] = state.dealer[refill]
-            tables.match_played[refill] = 0
-            tables.match_forfeits[refill] = 0
-            tables.match_secs[refill] = 0.0
-        return refill
+    def _games_started(self, tables: _Tables, fresh: np.ndarray, games: list) -> None:
+        """The job's next games (match_id, orientation) have just started at tables `fresh`
+        (their games ended): their orientation, stream and counts."""
+        state = tables.state
+        tables.orient[fresh] = [o for _, o in games]
+        state.stream[fresh] = game_streams(self.seed, state.match_id[fresh], tables.orient[fresh])
+        tables.first_dealer[fresh] = state.dealer[fresh]
+        tables.match_played[fresh] = 0
+        tables.match_forfeits[fresh] = 0
+        tables.match_secs[fresh] = 0.0
 
     # -- rows -------------------------------------------------------------------------------
     def _labels(self, orient: np.ndarray) -> tuple[list[str], list[str]]:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from fourhundred_env.engine import Engine
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 
 BASELINES = ("heuristic-v1", "minbid")
@@ -82,7 +83,7 @@ def bid_hands(bidder: str, play: str, deals: int, seed: int, rules: Rules) -> di
     play_agents = [make_agent(play, rules, seed + 10 + s) for s in range(4)]
     for agent in (*bid_agents, *play_agents):
         agent.reset(n)
-    engine.deal(state)
+    GameLoop(engine, state).deal()
     play_hand(engine, state, bid_agents, play_agents)
     seats = list(BIDDER_SEATS)
     thrown = state.thrown_in.copy()

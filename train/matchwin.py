@@ -42,8 +42,9 @@ from fourhundred_agents.value.matchwin import (
     same_game,
     variant_name,
 )
-from fourhundred_env.engine import Engine, Phase
+from fourhundred_env.engine import Engine
 from fourhundred_env.errors import FourHundredError
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 
 H1 = "heuristic-v1"
@@ -100,33 +101,29 @@ def self_play(
     from tqdm import tqdm
 
     rules, engine, play = hand_player(path, rules)
-    todo = list(range(matches))
     b = min(tables, matches)
-    state = engine.init(b, seed=seed, match_id=np.array(todo[:b], np.int64))
-    todo = todo[b:]
-    active = np.ones(b, bool)
+    state = engine.init(b, seed=seed, match_id=np.arange(b, dtype=np.int64))
     rows: dict[str, list[np.ndarray]] = {k: [] for k in ("scores", "target", "dealer", "match")}
     winners: dict[int, int] = {}
     bar = tqdm(total=matches, unit="match", desc="self-play", disable=not progress,
                dynamic_ncols=True)  # fmt: skip
-    engine.deal(state)
-    while active.any():
+
+    def match_over(done: np.ndarray) -> None:
+        for t in done.tolist():
+            winners[int(state.match_id[t])] = int(state.winner[t])
+        bar.update(done.size)
+
+    loop = GameLoop(engine, state, max_hands=max_hands, matches=iter(range(b, matches)),
+                    on_match_end=match_over)  # fmt: skip
+    loop.deal()
+    while loop.active.any():
+        active = loop.active.copy()
         rows["scores"].append(state.scores_before[active].copy())
         rows["target"].append(state.target[active].copy())
         rows["dealer"].append(state.dealer[active].copy())
         rows["match"].append(state.match_id[active].copy())
-        play(state)
-        over = active & ((state.phase == Phase.MATCH_OVER) | (state.hand_index >= max_hands))
-        for t in np.flatnonzero(over):
-            winners[int(state.match_id[t])] = int(state.winner[t])
-        bar.update(int(over.sum()))
-        refill = np.flatnonzero(over)[: len(todo)]
-        if refill.size:
-            engine.new_match(state, refill, np.array(todo[: refill.size], np.int64))
-            todo = todo[refill.size :]
-        active &= ~over
-        active[refill] = True
-        engine.deal(state, np.flatnonzero(active))
+        play(state)  # a hand at every table
+        loop.end_hands(np.flatnonzero(active))
     bar.close()
     out = {k: np.concatenate(v) for k, v in rows.items()}
     out["winner"] = np.array([winners[int(m)] for m in out["match"]], np.int64)

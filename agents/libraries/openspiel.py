@@ -27,6 +27,7 @@ from fourhundred_agents.draws import view_keys
 from fourhundred_agents.protocol import Agent, as_agent
 from fourhundred_env.envs import openspiel as fo
 from fourhundred_env.errors import FourHundredError, short
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.registry import make_agent
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import OPENSPIEL_SALT
@@ -135,10 +136,10 @@ class AgentRolloutEvaluator(mcts.Evaluator):
         game = state.get_game()
         if game.episode == "hand" and not state.is_terminal() and not state.is_chance_node():
             table = state._state().copy()
-            engine = game.engine
+            loop = GameLoop(game.engine, table)
             while table.records[0]["phase"] <= _PLAY:
-                view = seat_view(engine, table, _ONE)
-                engine.step(table, self.agent.act(view).astype(np.int64))
+                view = seat_view(game.engine, table, _ONE)
+                loop.step(self.agent.act(view).astype(np.int64), end=False)
             return np.asarray(state.returns()) + _hand_rewards(game.reward, table.records[0])
         working = state.clone()
         while not working.is_terminal():

@@ -32,6 +32,7 @@ from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.envs.config import EnvConfig
 from fourhundred_env.errors import FourHundredError, IllegalActionError
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
 from fourhundred_env.registry import AgentLike, make_agent
 from fourhundred_env.streams import (
@@ -201,6 +202,13 @@ class TableDriver:
         )
         self.agents: dict[int, AgentLike] = {}
         self.state: State = self.engine.init(b, seed=0)
+        # a match episode ends when a team wins or at max_hands; a hand episode with its hand
+        self.loop = GameLoop(
+            self.engine, self.state, on_hand_end=self._reward_hands,
+            on_match_end=self._end_episodes, on_match_start=self._episodes_started,
+            max_hands=1 if config.episode == "hand" else config.max_hands,
+        )  # fmt: skip
+        self._rewards = np.zeros((b, 4), np.float32)  # the call's seat rewards (see act)
         self.base_seed: int | None = None
         self.table_key = np.zeros(b, np.uint64)
         self.episode = np.full(b, -1, np.int64)
@@ -260,14 +268,9 @@ class TableDriver:
             idx = idx[self.terminated[idx] | self.truncated[idx]]
 
     def _new_episodes(self, idx: np.ndarray) -> None:
-        state = self.state
         self.episode[idx] += 1
         match_id = (self.table_key[idx] >> np.uint64(2)).astype(np.int64) + self.episode[idx]
-        self.engine.new_match(state, idx, match_id)
-        state.stream[idx] = _stream_keys(self.table_key[idx], self.episode[idx])
-        if self.config.episode == "hand" and self.config.hand_scores is not None:
-            state.scores[idx] = self._draw_scores(idx)
-        self.engine.deal(state, idx)
+        self.loop.start(idx, match_id)
         self.terminated[idx] = False
         self.truncated[idx] = False
         self.last_seat[idx] = -1
@@ -276,6 +279,12 @@ class TableDriver:
         self.ep_bid[idx] = 0
         self.ep_made[idx] = 0
         self.ended_illegally[idx] = False
+
+    def _episodes_started(self, idx: np.ndarray, match_ids: list) -> None:
+        """The loop's match start: the episodes' game streams and drawn scores, before the deal."""
+        self.state.stream[idx] = _stream_keys(self.table_key[idx], self.episode[idx])
+        if self.config.episode == "hand" and self.config.hand_scores is not None:
+            self.state.scores[idx] = self._draw_scores(idx)
 
     def _draw_scores(self, idx: np.ndarray) -> np.ndarray:
         """(n, 4) int32 pre-hand scores from `config.hand_scores`, redrawn while a team has won."""
@@ -321,7 +330,7 @@ class TableDriver:
                           self.table_key, self.episode, self.num_decisions, actor, illegal,
                           self.last_seat, self._ended)  # fmt: skip
         if n < 0:  # an illegal action under illegal_action="raise": nothing changed
-            self.engine.step(state, np.where(active, actions, -1), active=active)
+            self.loop.step(np.where(active, actions, -1), active, end=False)
             raise AssertionError("unreachable: the engine refuses the action")  # pragma: no cover
         if np.count_nonzero(illegal):
             t = np.flatnonzero(illegal)
@@ -349,8 +358,9 @@ class TableDriver:
         return seat_rewards[:, seats[0]] + seat_rewards[:, seats[1]]
 
     def _step_where(self, actions: np.ndarray, active: np.ndarray) -> None:
-        """Engine step at the `active` tables only; other tables with a decision are frozen."""
-        self.engine.step(self.state, actions, active=active)
+        """A step at the `active` tables only; other tables with a decision are frozen (the
+        hands it ended are found and finished by the caller)."""
+        self.loop.step(actions, active, end=False)
 
     def _autoplay(self, seat_rewards: np.ndarray) -> None:
         """Opponent agents decide until every table has the learner to act or is over: in
@@ -396,10 +406,16 @@ class TableDriver:
                 self._finish_hands(ended[:n].copy(), seat_rewards)
 
     def _finish_hands(self, t: np.ndarray, seat_rewards: np.ndarray) -> None:
-        """Reward the hands that just ended at tables `t`; end episodes or deal the next hand."""
+        """Reward the hands that just ended at tables `t`; end episodes or deal the next hand
+        (the loop's end of hands, with its hooks below)."""
         if not t.size:
             return
-        state, cfg = self.state, self.config
+        self._rewards = seat_rewards
+        self.loop.end_hands(t)
+
+    def _reward_hands(self, t: np.ndarray) -> None:
+        """The loop's end of a hand: its points (or the match's result) as seat rewards."""
+        state, cfg, seat_rewards = self.state, self.config, self._rewards
         played = ~state.thrown_in[t][:, None]
         self.ep_points[t] += state.hand_points[t]
         self.ep_bid[t] += played
@@ -414,16 +430,16 @@ class TableDriver:
             if cfg.reward == "team_points":
                 points = points + points[:, _PARTNER]
             seat_rewards[t] += points
-        if cfg.episode == "hand":
+
+    def _end_episodes(self, t: np.ndarray) -> None:
+        """The loop's end of a match: the episode is over, won (or a hand episode's hand
+        played) or truncated at max_hands; the table waits for the next episode's start."""
+        if self.config.episode == "hand":
             self.terminated[t] = True
             return
-        won = state.phase[t] == _MATCH_OVER
+        won = self.state.phase[t] == _MATCH_OVER
         self.terminated[t[won]] = True
-        rest = t[~won]
-        limit = state.hand_index[rest] >= cfg.max_hands
-        self.truncated[rest[limit]] = True
-        if not limit.all():
-            self.engine.deal(state, rest[~limit])
+        self.truncated[t[~won]] = True
 
     def results(self, t: np.ndarray) -> dict[str, np.ndarray]:
         """What the episodes just ended at tables `t` (K,) gave the learner: its seat's

@@ -73,6 +73,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import FourHundredError, short
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.observation import OBS_FIELDS, OBS_SIZE, encode_observation
 from fourhundred_env.rules import CONDUCT_FLAGS, Rules
 from fourhundred_env.view import SeatView, seat_view, world_state
@@ -316,7 +317,7 @@ class FourHundredState(pyspiel.State):
         game = self.get_game()
         r = self._records[0]
         seat = int(r["to_play"])
-        game.engine.step(self._state(), np.array([action], np.int64))  # refuses illegal ones
+        GameLoop(game.engine, self._state()).step(np.array([action], np.int64), end=False)
         self._log = (*self._log, (seat, int(action)))
         if r["phase"] > _PENDING:
             self._end_hand(game)
@@ -337,7 +338,7 @@ class FourHundredState(pyspiel.State):
         self._dealing, self._num_dealt = tuple(sets), self._num_dealt + 1
         if self._num_dealt == NUM_CARDS:
             game = self.get_game()
-            game.engine.deal(self._state(), np.array([0]), np.array([sets], np.uint64))
+            GameLoop(game.engine, self._state()).deal(np.array([0]), np.array([sets], np.uint64))
             self._dealing, self._num_dealt = (0, 0, 0, 0), 0
             self._hands += 1
 

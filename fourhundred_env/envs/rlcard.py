@@ -44,6 +44,7 @@ import numpy as np
 from fourhundred_env.cards import NUM_ACTIONS, action_text, hand_text, parse_action
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import FourHundredError, IllegalActionError, short
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
@@ -140,7 +141,7 @@ class FourHundredGame:
         self.state = self.engine.init(1, seed=0, match_id=np.array([match_id], np.int64))
         self.payoffs = np.zeros(4, np.float64)
         self._history = []
-        self.engine.deal(self.state)
+        GameLoop(self.engine, self.state).deal()
         return self.get_state(self.get_player_id()), self.get_player_id()
 
     def step(self, action: int | str) -> tuple[dict[str, Any], int]:
@@ -157,15 +158,16 @@ class FourHundredGame:
             raise IllegalActionError(f"RLCard fourhundred: {e}") from None
         if self.allow_step_back:
             self._history.append((state.copy(), self.payoffs.copy()))
-        self.engine.step(state, np.array([a], np.int64))
-        r = state.records[0]
-        if r["phase"] > _PENDING:
-            self.payoffs += self._hand_payoffs(r)
-            more = r["phase"] != _MATCH_OVER and int(r["hand_index"]) < self.max_hands
-            if self.episode == "match" and more:
-                self.engine.deal(state)
+        # a match deals its next hand as one ends (a hand episode ends with it)
+        loop = GameLoop(self.engine, state, deal_next=self.episode == "match",
+                        max_hands=self.max_hands, on_hand_end=self._end_hand)  # fmt: skip
+        loop.step(np.array([a], np.int64))
         player = self.get_player_id()
         return self.get_state(player), player
+
+    def _end_hand(self, t: np.ndarray) -> None:
+        """The loop's end of a hand: its payoffs."""
+        self.payoffs += self._hand_payoffs(self.state.records[0])
 
     def step_back(self) -> bool:
         """Undo the last action (with ``allow_step_back``); False at the start."""

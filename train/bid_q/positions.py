@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
 from fourhundred_agents.scripted.playout import Playout
 from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.view import seat_view
 
 NUM_BIDS = 66 - NUM_CARDS  # bids 0..13 and the redeal: actions 52..65
@@ -53,6 +56,7 @@ def play_to_learner(engine: Engine, state: State, agent) -> None:
     """Play `agent` (any bot) at every decision of every table of `state` until each waits
     for a bid of seat 0 or 2 or its hand is over: what the compiled Playout does with
     heuristic-v1, for another card player (slower: one `act` a decision round)."""
+    loop = GameLoop(engine, state)
     while True:
         phase = state.phase
         waiting = (phase == _BID) & (state.to_play % 2 == 0)
@@ -63,7 +67,7 @@ def play_to_learner(engine: Engine, state: State, agent) -> None:
         actions[rows] = np.asarray(agent.act(seat_view(engine, state, index=rows)), np.int64)
         active = np.zeros(state.batch_size, np.bool_)
         active[rows] = True
-        engine.step(state, actions, active=active)  # an illegal action: one line
+        loop.step(actions, active, end=False)  # an illegal action: one line
 
 
 def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables: int,
@@ -76,9 +80,9 @@ def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables:
     playout = Playout(dict.fromkeys(range(4), policy))
     decides = learner_decides()
     ids = first_match + np.arange(tables, dtype=np.int64)
-    next_id = int(ids[-1]) + 1
     state = engine.init(tables, seed=seed, match_id=ids)
-    engine.deal(state)
+    loop = GameLoop(engine, state, max_hands=max_hands, matches=itertools.count(int(ids[-1]) + 1))
+    loop.deal()
     ended = np.empty(tables, np.int64)
     parts: list[State] = []
     got = 0
@@ -95,13 +99,7 @@ def record_positions(engine: Engine, bidder: QBidder, n: int, seed: int, tables:
             actions[rows] = bidder(state, rows)
             active = np.zeros(tables, np.bool_)
             active[rows] = True
-            engine.step(state, actions, validate=False, active=active)
-        over = np.isin(state.phase, _OVER)
-        if over.any():
-            done = over & ((state.phase == int(Phase.MATCH_OVER)) | (state.hand_index >= max_hands))
-            idx = np.flatnonzero(done)
-            if idx.size:
-                engine.new_match(state, idx, np.arange(next_id, next_id + idx.size, dtype=np.int64))
-                next_id += idx.size
-            engine.deal(state, np.flatnonzero(over))
+            loop.step(actions, active, validate=False, end=False)
+        # the hands ended by the play-out and by the bids, together
+        loop.end_hands(np.flatnonzero(np.isin(state.phase, _OVER)))
     return State.concat(parts).select(np.arange(n))

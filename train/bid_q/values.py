@@ -10,6 +10,7 @@ from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
 from fourhundred_agents.scripted.playout import Playout
 from fourhundred_env.cards import BID_OFFSET, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.engine import Engine, Phase, State
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from fourhundred_train.bid_q.config import BidQConfig
@@ -41,7 +42,8 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
         table, bid = np.nonzero(legal)
         branch = part.select(table)
         seat = part.to_play[table].astype(np.int64)
-        engine.step(branch, NUM_CARDS + bid.astype(np.int64), validate=False)
+        loop = GameLoop(engine, branch)  # the rest of each branch's hand
+        loop.step(NUM_CARDS + bid.astype(np.int64), validate=False, end=False)
         ended = np.empty(branch.batch_size, np.int64)
         while True:
             if play is not None:
@@ -55,7 +57,7 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
             actions[rows] = bidder(branch, rows)
             active = np.zeros(branch.batch_size, np.bool_)
             active[rows] = True
-            engine.step(branch, actions, validate=False, active=active)
+            loop.step(actions, active, validate=False, end=False)
         k = np.arange(table.size)
         if value == "match_value":
             change = hand_value_change(

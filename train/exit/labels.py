@@ -5,6 +5,7 @@ processes or Ray tasks (`label_positions`).
 
 from __future__ import annotations
 
+import itertools
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,13 +15,13 @@ import numpy as np
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import ConfigError
+from fourhundred_env.loop import GameLoop
 from fourhundred_env.observation import OBS_SIZE, encode_observation
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from fourhundred_train.exit.config import ExitConfig
 
 _BID, _PLAY = int(Phase.BID), int(Phase.PLAY)
-_OVER = (int(Phase.HAND_OVER), int(Phase.MATCH_OVER))
 KEEP_BID, KEEP_PLAY = 0.5, 0.1
 """Chance that a recorded match's bid, or card with a choice, is kept as a position: a hand
 gives a few of each, so the positions of one hand are few and the matches many."""
@@ -45,8 +46,8 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
     got = {_BID: 0, _PLAY: 0}
     tables = config.num_tables
     state = engine.init(tables, seed=seed, match_id=np.arange(tables, dtype=np.int64))
-    next_id = tables
-    engine.deal(state)
+    loop = GameLoop(engine, state, max_hands=config.max_hands, matches=itertools.count(tables))
+    loop.deal()
     bar = tqdm(total=config.positions, unit="position", desc=desc,
                disable=not config.progress, dynamic_ncols=True, smoothing=0.05)  # fmt: skip
     while got[_BID] < want[_BID] or got[_PLAY] < want[_PLAY]:
@@ -62,18 +63,8 @@ def record_positions(engine: Engine, net, config: ExitConfig, seed: int,
                 parts[phase].append(state.select(rows))
                 got[phase] += rows.size
                 bar.update(rows.size)
-        view = seat_view(engine, state, legal_mask=legal)
-        engine.step(state, agent.act(view), validate=False)
-        over = np.isin(state.phase, _OVER)
-        if over.any():
-            done = over & (
-                (state.phase == int(Phase.MATCH_OVER)) | (state.hand_index >= config.max_hands)
-            )
-            idx = np.flatnonzero(done)
-            if idx.size:
-                engine.new_match(state, idx, np.arange(next_id, next_id + idx.size, dtype=np.int64))
-                next_id += idx.size
-            engine.deal(state, np.flatnonzero(over))
+        view = seat_view(engine, state, legal_mask=legal)  # one call: every table's seat
+        loop.step(agent.act(view), validate=False)
     bar.close()
     return State.concat([*parts[_BID], *parts[_PLAY]])
 
