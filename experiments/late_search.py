@@ -3,7 +3,7 @@
 
 An agent module for the tournament (BENCHMARKS.md, "Where the search's strength lies")::
 
-    PYTHONPATH=benchmarks .venv/bin/fourhundred tournament --agent-module late_search \\
+    PYTHONPATH=experiments .venv/bin/fourhundred tournament --agent-module late_search \\
         --set isolation=none --agents late6 neural:agents/pretrained/selfplay.pt \\
         --matches 60 --seed 3601 --workers 1
 """
