@@ -450,16 +450,16 @@ def benchmarks_table() -> str:
          r["section"])
         for r in load_results()
     ]  # fmt: skip
-    header = ("what", "figure", "anchor (same run)", "date", "load", "command", "log section")
+    header = ("what", "figure", "anchor (same run)", "date", "load", "command", "section")
     return table(header, rows, html_code=False)
 
 
 def benchmarks_head() -> str:
     return (
         f"{BENCH_BEGIN}\n## Where things stand\n\n"
-        "The current figures, one row each; the dated log below says how each was measured "
-        "(the last column names its section). Load is the machine's load average while it ran "
-        "(2 cores). Generated from `benchmarks/results.yaml`: change a figure there, then run "
+        "The current figures, one row each; the section of this file named in the last column "
+        "says how each was measured and what was learned. Load is the machine's load average "
+        "while it ran (2 cores). Generated from `benchmarks/results.yaml`: change a figure there, then run "
         "`.venv/bin/python docs/gen_pages.py --benchmarks`.\n\n"
         + benchmarks_table()
         + f"\n{BENCH_END}"

@@ -5,7 +5,7 @@ databases played with the same seed (so match i has the same deals in both).
 
 For each duplicate match id present in both, each agent's score is its wins over the two
 games (a draw counts half); the difference A - B per match, averaged and halved, is the
-difference of win rates, with a 95% normal interval over the matches (BENCHMARKS.md, issue 20).
+difference of win rates, with a 95% normal interval over the matches (BENCHMARKS.md, "Bidding").
 """
 
 from __future__ import annotations

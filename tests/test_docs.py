@@ -105,6 +105,9 @@ def test_benchmarks_md_opens_with_the_current_figures() -> None:
     )
     head = text[: text.index(gen_pages.BENCH_END)]
     assert head.count("\n") < 40  # one screen
+    sections = set(re.findall(r"^## (.+)$", text, re.M))
+    for row in gen_pages.load_results():
+        assert row["section"] in sections, f"{row['what']!r}: no section {row['section']!r}"
 
 
 def test_every_script_of_benchmarks_makes_a_figure_of_the_results() -> None:
