@@ -398,16 +398,40 @@ def gen_cli() -> str:
     return "\n".join(out)
 
 
-def load_results() -> list[dict[str, Any]]:
+def load_results(path: Path = RESULTS) -> list[dict[str, Any]]:
+    """The rows of the results file, each checked: every field there, and its `script` (a
+    ``benchmarks/NAME.py`` that exists, or a ``fourhundred SUBCOMMAND``) run by its command."""
     import yaml
 
-    rows = yaml.safe_load(RESULTS.read_text())["figures"]
-    keys = ("what", "figure", "anchor", "date", "load", "command", "section")
+    rows = yaml.safe_load(path.read_text())["figures"]
+    keys = ("what", "figure", "anchor", "date", "load", "command", "script", "section")
     for row in rows:
         missing = [k for k in keys if k not in row]
         if missing:
-            raise GenError(f"{RESULTS.name}: {row.get('what', row)!r} lacks {missing}")
+            raise GenError(f"{path.name}: {row.get('what', row)!r} lacks {missing}")
+        _check_script(row, path.name)
     return rows
+
+
+def _check_script(row: dict[str, Any], where: str) -> None:
+    script, what = row["script"], row["what"]
+    if re.fullmatch(r"benchmarks/\w+\.py", script):
+        if not (ROOT / script).is_file():
+            raise GenError(f"{where}: {what!r} names the script {script}, which is not there")
+    elif script.startswith("fourhundred "):
+        from fourhundred_cli import build_parser
+
+        sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+        words = script.split()
+        if len(words) != 2 or words[1] not in sub.choices:
+            raise GenError(f"{where}: {what!r} names {script!r}, not a subcommand")
+    else:
+        raise GenError(
+            f"{where}: {what!r} names the script {script!r}: a benchmarks/NAME.py or a "
+            "`fourhundred SUBCOMMAND`"
+        )
+    if script not in row["command"]:
+        raise GenError(f"{where}: {what!r}: its command does not run its script {script}")
 
 
 def gen_results() -> str:
@@ -426,16 +450,16 @@ def benchmarks_table() -> str:
          r["section"])
         for r in load_results()
     ]  # fmt: skip
-    header = ("what", "figure", "anchor (same run)", "date", "load", "command", "log section")
+    header = ("what", "figure", "anchor (same run)", "date", "load", "command", "section")
     return table(header, rows, html_code=False)
 
 
 def benchmarks_head() -> str:
     return (
         f"{BENCH_BEGIN}\n## Where things stand\n\n"
-        "The current figures, one row each; the dated log below says how each was measured "
-        "(the last column names its section). Load is the machine's load average while it ran "
-        "(2 cores). Generated from `benchmarks/results.yaml`: change a figure there, then run "
+        "The current figures, one row each; the section of this file named in the last column "
+        "says how each was measured and what was learned. Load is the machine's load average "
+        "while it ran (2 cores). Generated from `benchmarks/results.yaml`: change a figure there, then run "
         "`.venv/bin/python docs/gen_pages.py --benchmarks`.\n\n"
         + benchmarks_table()
         + f"\n{BENCH_END}"

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fourhundred_env.rules import Rules
 
@@ -104,6 +105,47 @@ def test_benchmarks_md_opens_with_the_current_figures() -> None:
     )
     head = text[: text.index(gen_pages.BENCH_END)]
     assert head.count("\n") < 40  # one screen
+    sections = set(re.findall(r"^## (.+)$", text, re.M))
+    for row in gen_pages.load_results():
+        assert row["section"] in sections, f"{row['what']!r}: no section {row['section']!r}"
+
+
+def test_every_script_of_benchmarks_makes_a_figure_of_the_results() -> None:
+    named = {row["script"] for row in gen_pages.load_results()}
+    scripts = {
+        f"benchmarks/{p.name}"
+        for p in (ROOT / "benchmarks").glob("*.py")
+        if 'if __name__ == "__main__":' in p.read_text()
+    }
+    assert scripts, "no scripts found in benchmarks/"
+    assert not scripts - named, f"scripts no row of results.yaml names: {scripts - named}"
+    assert {s for s in named if s.startswith("benchmarks/")} <= scripts
+
+
+@pytest.mark.parametrize(
+    ("script", "error"),
+    [
+        ("benchmarks/gone.py", "names the script benchmarks/gone.py, which is not there"),
+        ("fourhundred nope", "not a subcommand"),
+        ("make bench", "a benchmarks/NAME.py or a `fourhundred SUBCOMMAND`"),
+        ("benchmarks/search_timing.py", "its command does not run its script"),
+        (None, "lacks \\['script'\\]"),
+    ],
+)
+def test_a_figure_without_its_script_is_an_error(
+    tmp_path: Path, script: str | None, error: str
+) -> None:
+    row = {"what": "x", "figure": "1", "anchor": "a", "date": "2026-12-07", "load": "1",
+           "command": ".venv/bin/python benchmarks/core_targets.py", "section": "s"}  # fmt: skip
+    if script is not None:
+        row["script"] = script
+    path = tmp_path / "results.yaml"
+    path.write_text(yaml.safe_dump({"figures": [row]}))
+    with pytest.raises(gen_pages.GenError, match=error):
+        gen_pages.load_results(path)
+    row["script"] = "benchmarks/core_targets.py"
+    path.write_text(yaml.safe_dump({"figures": [row]}))
+    assert gen_pages.load_results(path) == [row]
 
 
 def test_the_readme_is_a_front_door() -> None:

@@ -1,4 +1,4 @@
-"""benchmarks/exit_probe.py: it reads a run's label chunks, fits a checkpoint's card network on
+"""experiments/exit_probe.py: it reads a run's label chunks, fits a checkpoint's card network on
 the first N positions and prints the same table for the same seed; bad input is one line."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ MODEL = str(ROOT / "agents/pretrained/selfplay.pt")
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location("exit_probe", ROOT / "benchmarks/exit_probe.py")
+    spec = importlib.util.spec_from_file_location("exit_probe", ROOT / "experiments/exit_probe.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -1,6 +1,6 @@
 """The match-win estimate's compiled network against two baselines, side by side.
 
-    python benchmarks/matchwin_speed.py --repeats 30
+    python experiments/matchwin_speed.py --repeats 30
 
 The estimate (agents/value/matchwin.py) is a small ReLU MLP (17 -> 64 -> 64 -> 1) that the
 search's play-outs and the bidder's features read many times a decision. Timed here, on the

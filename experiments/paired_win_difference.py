@@ -1,11 +1,11 @@
 """Paired difference of two agents' win rates against the same opponent, from two tournament
 databases played with the same seed (so match i has the same deals in both).
 
-    .venv/bin/python benchmarks/paired_win_difference.py A.sqlite B.sqlite --opponent heuristic-v1
+    .venv/bin/python experiments/paired_win_difference.py A.sqlite B.sqlite --opponent heuristic-v1
 
 For each duplicate match id present in both, each agent's score is its wins over the two
 games (a draw counts half); the difference A - B per match, averaged and halved, is the
-difference of win rates, with a 95% normal interval over the matches (BENCHMARKS.md, issue 20).
+difference of win rates, with a 95% normal interval over the matches (BENCHMARKS.md, "Bidding").
 """
 
 from __future__ import annotations

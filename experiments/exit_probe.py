@@ -10,10 +10,10 @@ of match-win chance a position: at the held-out positions and at the fitted ones
 search's own gain at the held-out positions (each half's best judged by the other half) is
 the ceiling::
 
-    .venv/bin/python benchmarks/exit_probe.py runs/exit__1__TIME/labels_0 \\
+    .venv/bin/python experiments/exit_probe.py runs/exit__1__TIME/labels_0 \\
         --model agents/pretrained/exit.pt --sizes 12000,24000,48000 --tricks 8-13
 
-BENCHMARKS.md, "A network that reads the cards one by one" (issue 34), has its figures.
+BENCHMARKS.md, "Expert iteration", has its figures.
 """
 
 from __future__ import annotations

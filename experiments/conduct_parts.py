@@ -1,7 +1,7 @@
 """Asking slow agents in parts: what it costs in time and what it saves in conduct events.
 
-    python benchmarks/conduct_parts.py                   # search:bidder v heuristic-v1
-    python benchmarks/conduct_parts.py --agents heuristic --matches 500 --max-hands 200 --repeats 9
+    python experiments/conduct_parts.py                   # search:bidder v heuristic-v1
+    python experiments/conduct_parts.py --agents heuristic --matches 500 --max-hands 200 --repeats 9
 
 The tournament runner charges a call's time to every table in it, so it asks an agent slow
 enough to need it in parts sized by its time per move (`fourhundred_tournament.pacing.Pacing`).

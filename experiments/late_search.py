@@ -1,9 +1,9 @@
 """Where the search's card play gains: bots `late3`, `late6` and `late9` bid and play with
 `selfplay.pt`, except the cards of the last K tricks, which `search` plays.
 
-An agent module for the tournament (BENCHMARKS.md, "Where the search's strength lies")::
+An agent module for the tournament (BENCHMARKS.md, "Search bot")::
 
-    PYTHONPATH=benchmarks .venv/bin/fourhundred tournament --agent-module late_search \\
+    PYTHONPATH=experiments .venv/bin/fourhundred tournament --agent-module late_search \\
         --set isolation=none --agents late6 neural:agents/pretrained/selfplay.pt \\
         --matches 60 --seed 3601 --workers 1
 """

@@ -1,6 +1,6 @@
 """Bidders' gain per bid over heuristic-v1's bids, valued by the bid search itself (issue 20).
 
-    .venv/bin/python benchmarks/bid_regret.py "neural-bid:agents/pretrained/bidder.pt" \
+    .venv/bin/python experiments/bid_regret.py "neural-bid:agents/pretrained/bidder.pt" \
         --positions 4000 --seed 4343 --values /tmp/bid_regret_4343.npz
 
 Positions are drawn at random from the bids of seats 0 and 2 in matches of heuristic-v1

@@ -1,7 +1,7 @@
 """Kill a tournament with SIGKILL at random moments, again and again, then let it finish:
 its database must hold the rows of a straight run (timing columns aside).
 
-    .venv/bin/python benchmarks/kill_resume.py --kills 100 --seed 1
+    .venv/bin/python experiments/kill_resume.py --kills 100 --seed 1
 
 Each round starts ``fourhundred tournament`` on the same out folder (a rerun resumes) and
 kills it after a random delay; rounds that finish before the kill count as finished, not as
