@@ -96,6 +96,7 @@ from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import PRESETS
 from fourhundred_web.bots import AgentChoice, agent_choices, default_bot, public_text
 from fourhundred_web.guard import LOCAL_HOSTS, Guard
+from fourhundred_web.hints import Hints
 from fourhundred_web.play import (
     PERSON,
     IllegalMoveError,
@@ -114,7 +115,8 @@ from fourhundred_web.requests import (
     show,
     text_field,
 )
-from fourhundred_web.review import Hints, Reviews, review_routes
+from fourhundred_web.review import review_routes
+from fourhundred_web.reviews import Reviews
 from fourhundred_web.tables import TOKEN_HEADER, OpenTable, Tables
 from fourhundred_web.watch import SORTS, Watch
 
