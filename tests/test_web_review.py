@@ -74,8 +74,8 @@ def _wait(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def app() -> Any:
     app = create_app(max_tables=100, max_per_client=100)
-    app.state.reviews.agent = SMALL
-    app.state.hints.agent = SMALL
+    app.state.server.reviews.agent = SMALL
+    app.state.server.hints.agent = SMALL
     return app
 
 
@@ -252,10 +252,10 @@ def test_a_review_that_cannot_be_made_is_refused_in_one_line(client: TestClient)
         ({"text": text, "twin": 1}, 400, "expected only with pair"),
         ({"text": text, "agent": "random"}, 400, "unknown field(s) ['agent']"),
     ]
-    live = len(client.app.state.reviews._jobs)  # type: ignore[attr-defined]
+    live = len(client.app.state.server.reviews._jobs)  # type: ignore[attr-defined]
     for body, status, words in cases:
         assert words in _one_line(client.post("/api/review", json=body), status), body
-    assert len(client.app.state.reviews._jobs) == live  # type: ignore[attr-defined]
+    assert len(client.app.state.server.reviews._jobs) == live  # type: ignore[attr-defined]
     assert "unknown review 'nope'" in _one_line(client.get("/api/review/nope"), 404)
     assert "unknown review" in _one_line(client.delete("/api/review/nope"), 404)
 
@@ -345,7 +345,7 @@ def test_a_review_nobody_asks_about_is_stopped(monkeypatch: pytest.MonkeyPatch) 
 
 def test_a_tournament_game_shown_in_watch_is_reviewed(results_db: Any) -> None:
     app = create_app(db=results_db)
-    app.state.reviews.agent = SMALL
+    app.state.server.reviews.agent = SMALL
     client = TestClient(app, base_url="http://localhost")
     row = client.get("/api/watch/matches", params={"limit": 1}).json()["matches"][0]
     match = client.get("/api/watch/match", params={"pair": row["pair"], "match": row["match_id"]})
