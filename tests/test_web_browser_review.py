@@ -26,8 +26,8 @@ def url() -> Iterator[str]:
     from fourhundred_web.app import create_app
 
     app = create_app()
-    app.state.reviews.agent = TINY
-    app.state.hints.agent = TINY
+    app.state.server.reviews.agent = TINY
+    app.state.server.hints.agent = TINY
     yield from serve(app)
 
 

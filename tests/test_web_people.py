@@ -52,7 +52,7 @@ class Person:
         """No card another seat holds now is in the answer `r` (unless `request` named it),
         and a state holds this seat's hand exactly."""
         self.answers += 1
-        tables = self.app.state.tables
+        tables = self.app.state.server.tables
         open_table = tables._tables.get(self.table)
         if open_table is None:  # closed: nobody holds anything
             return
@@ -249,7 +249,7 @@ def test_foreign_expired_and_wrong_tokens_are_refused_without_change(
         _one_line(p.call("GET"), 404, r"unknown table")
         _one_line(p.act("2"), 404, r"unknown table")
     # left idle: expired for every seat's token
-    tables = app.state.tables
+    tables = app.state.server.tables
     now = [time.monotonic()]
     tables.clock = lambda: now[0]
     assert elsewhere[1].call("GET").status_code == 200
@@ -282,7 +282,7 @@ def test_a_bad_table_is_refused_and_leaves_no_table_open(app: Any, client: TestC
     ]:
         r = client.post("/api/tables", json=body)
         _one_line(r, 400, match)
-    assert len(app.state.tables) == 0
+    assert len(app.state.server.tables) == 0
 
 
 def test_a_page_polling_gets_the_moves_it_has_not_seen(app: Any, client: TestClient) -> None:

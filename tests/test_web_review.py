@@ -1,5 +1,5 @@
-"""Engine analysis in the web app (issue 37), through the API and fourhundred_web.review: a
-game's review as a background job (one at a time, a capped queue, progress, cached, stopped
+"""Engine analysis in the web app (issue 37), through the API, fourhundred_web.reviews and
+fourhundred_web.hints: a game's review as a background job (one at a time, a capped queue, progress, cached, stopped
 on request or when abandoned; its values those of `fourhundred analyse`), a Play table's
 finished hands reviewed by its token holder, and the hint at a person's turn (their own view
 only: the same whatever the other seats hold; only for the seat to play). The page itself:
@@ -25,9 +25,10 @@ from fourhundred_env.cards import parse_action
 from fourhundred_env.game_record import decisions, parse_record
 from fourhundred_env.table import Table
 from fourhundred_web.app import create_app
+from fourhundred_web.hints import Hints
 from fourhundred_web.play import OutOfTurnError
 from fourhundred_web.requests import ApiError
-from fourhundred_web.review import Hints, Reviews
+from fourhundred_web.reviews import Reviews
 from tests.web import one_line as _one_line
 
 SMALL = "search:worlds=4,candidates=16,bid_worlds=4"
@@ -73,8 +74,8 @@ def _wait(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def app() -> Any:
     app = create_app(max_tables=100, max_per_client=100)
-    app.state.reviews.agent = SMALL
-    app.state.hints.agent = SMALL
+    app.state.server.reviews.agent = SMALL
+    app.state.server.hints.agent = SMALL
     return app
 
 
@@ -170,7 +171,7 @@ def test_a_hint_under_rules_no_bundled_network_was_trained_under() -> None:
     the hint is valued by the same search with heuristic-v1 at every seat of its worlds (it
     answered 400); a valuer the owner chose keeps its one-line refusal."""
     from fourhundred_agents.neural.checkpoint import CheckpointError
-    from fourhundred_web.review import HINT_AGENT_ANY_RULES
+    from fourhundred_web.hints import HINT_AGENT_ANY_RULES
 
     hints = Hints()
     pagat = "fourhundred-record 1\nrules: pagat\n" + HEAD.split("\n", 1)[1]
@@ -251,10 +252,10 @@ def test_a_review_that_cannot_be_made_is_refused_in_one_line(client: TestClient)
         ({"text": text, "twin": 1}, 400, "expected only with pair"),
         ({"text": text, "agent": "random"}, 400, "unknown field(s) ['agent']"),
     ]
-    live = len(client.app.state.reviews._jobs)  # type: ignore[attr-defined]
+    live = len(client.app.state.server.reviews._jobs)  # type: ignore[attr-defined]
     for body, status, words in cases:
         assert words in _one_line(client.post("/api/review", json=body), status), body
-    assert len(client.app.state.reviews._jobs) == live  # type: ignore[attr-defined]
+    assert len(client.app.state.server.reviews._jobs) == live  # type: ignore[attr-defined]
     assert "unknown review 'nope'" in _one_line(client.get("/api/review/nope"), 404)
     assert "unknown review" in _one_line(client.delete("/api/review/nope"), 404)
 
@@ -344,7 +345,7 @@ def test_a_review_nobody_asks_about_is_stopped(monkeypatch: pytest.MonkeyPatch) 
 
 def test_a_tournament_game_shown_in_watch_is_reviewed(results_db: Any) -> None:
     app = create_app(db=results_db)
-    app.state.reviews.agent = SMALL
+    app.state.server.reviews.agent = SMALL
     client = TestClient(app, base_url="http://localhost")
     row = client.get("/api/watch/matches", params={"limit": 1}).json()["matches"][0]
     match = client.get("/api/watch/match", params={"pair": row["pair"], "match": row["match_id"]})

@@ -102,7 +102,7 @@ def _cheat(seen: list[dict[str, Any]], seat: int, rng: np.random.Generator) -> d
 
 def _predicted(app: Any, answer: dict[str, Any], cheat: dict) -> tuple[int, int]:
     """(bots' cards the cheat placed right, bots' cards) at the table of `answer`."""
-    table = app.state.tables.get(answer["id"], answer["token"])  # the server's own truth
+    table = app.state.server.tables.get(answer["id"], answer["token"])  # the server's own truth
     state = answer["state"]
     truth = deal_sets(table.session.seed, np.array([0]), np.array([state["hand_number"] - 1]))[0]
     assert {card_text(c) for c in set_to_cards(truth[state["seat"]])} == {
@@ -188,7 +188,7 @@ def test_making_many_tables_closes_no_other_clients_table() -> None:
     at["10.0.0.2"].delete(f"/api/tables/{made[0]['id']}", headers={TOKEN_HEADER: made[0]["token"]})
     _new(at["10.0.0.3"], seed=3)
     # tables untouched for idle_seconds are closed, and only those
-    tables = app.state.tables
+    tables = app.state.server.tables
     now = [time.monotonic()]
     tables.clock = lambda: now[0]
     assert at["10.0.0.1"].get(f"/api/tables/{mine['id']}", headers=auth).status_code == 200

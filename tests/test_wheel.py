@@ -89,6 +89,7 @@ def test_the_wheel_installs_nothing_outside_our_names(wheel: Path) -> None:
     assert "fourhundred_agents/pretrained/exit.pt" in names
     assert "fourhundred_env/bundled_configs/tournament_default.yaml" in names
     assert "fourhundred_web/static/index.html" in names
+    assert "fourhundred_web/routes/tables.py" in names  # a subpackage listed in pyproject
 
 
 def test_pip_show_lists_only_our_names(venv: Path) -> None:

@@ -1,4 +1,4 @@
-// Engine analysis on the page (fourhundred_web/review.py): the review of the game Watch shows
+// Engine analysis on the page (fourhundred_web/reviews.py, hints.py): the review of the game Watch shows
 // (each decision's action taken, the best and the value lost; mistakes marked; what each seat
 // lost per hand), a Play table's finished hands reviewed in the same viewer, and the hints a
 // person may switch on at their turn (the bot's values for their legal cards and bids).
