@@ -98,7 +98,8 @@ def test_stochastic_bots_give_the_same_rows_whatever_the_batch_chunks_and_resume
 
 
 def test_the_search_bidder_bids_the_same_whatever_the_batch(tmp_path: Path) -> None:
-    # the runner cuts a slow agent's calls into parts by its timing (LockstepRunner._ask):
+    # the runner cuts a slow agent's calls into parts by its timing (Refereed.turn in
+    # tournament/conduct.py):
     # that is only sound because no agent's moves depend on which tables share a call
     agents = ["compose:bid=search:bidder,worlds=4,candidates=32,play=heuristic-v1",
               "heuristic-v1"]  # fmt: skip

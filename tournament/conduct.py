@@ -32,8 +32,9 @@ from numba.core import event as numba_event
 from fourhundred_agents.protocol import Agent
 from fourhundred_env.cards import NUM_ACTIONS, action_text
 from fourhundred_env.view import SeatView
+from fourhundred_tournament.pacing import Pacing
 
-__all__ = ["Conduct", "Outcome", "check_actions"]
+__all__ = ["Conduct", "Outcome", "Refereed", "Turn", "check_actions"]
 
 
 @dataclass
@@ -199,6 +200,66 @@ class Conduct:
             dt = float(move_s[j])
             found.append((int(j), "slow", f"took {dt:.3f} s (time limit {self.soft} s)", dt))
         return found
+
+
+@dataclass
+class Turn:
+    """One agent's turn at K tables under the conduct rules."""
+
+    actions: np.ndarray  # (K,) int64: what it played (judged; where bad, nothing yet)
+    bad: np.ndarray  # (K,) bool: a forfeit at that table
+    why: dict[int, tuple[str, str]]  # position -> (kind, detail) where bad
+    move_seconds: np.ndarray  # (K,) float64: the time charged to each table's move
+    parts: list[tuple[np.ndarray | slice, int, float]]  # (positions, how many, seconds) a call
+
+
+class Refereed:
+    """An agent under the conduct rules, asked at many tables in the parts its pacing gives
+    (:mod:`fourhundred_tournament.pacing`), each call timed and judged by `conduct`."""
+
+    def __init__(self, agent: Agent, conduct: Conduct, pacing: Pacing) -> None:
+        self.agent = agent
+        self.conduct = conduct
+        self.pacing = pacing
+
+    def turn(
+        self, bidding: np.ndarray, view_of: Callable[[np.ndarray | slice], SeatView],
+        use_alarm: bool,
+    ) -> Turn:  # fmt: skip
+        """The agent's turn at K tables (`bidding` (K,) bool: whether each bids), whose views
+        `view_of(positions)` gives. After a part passes the hard limit, the rest of the turn
+        is charged the same timeout without being asked (a hanging bot costs one hard limit
+        a turn, as in one piece)."""
+        pacing, k = self.pacing, bidding.size
+        turn = Turn(np.zeros(k, np.int64), np.zeros(k, bool), {}, np.zeros(k), [])
+        left = np.arange(k)  # positions not asked yet
+        while left.size:
+            part, quick = pacing.next_part(bidding, left)
+            whole = part is left  # (the usual case: every table in one call)
+            left = left[:0] if whole else np.setdiff1d(left, part, assume_unique=True)
+            at = slice(None) if whole and part.size == k else part
+            view = view_of(at)
+            res = self.conduct.call(self.agent, view, use_alarm)
+            if not quick or res.seconds * 16 > pacing.budget:
+                pacing.learn(bidding[at], res.seconds)
+            turn.parts.append((at, part.size, res.seconds))
+            turn.move_seconds[at] = res.move_seconds
+            got, wrong, reasons = self.conduct.judge(res, view.legal_mask)
+            turn.actions[at], turn.bad[at] = got, wrong
+            if not reasons:
+                continue
+            for j, reason in reasons.items():
+                turn.why[int(part[j])] = reason
+            if len(res.failures) == part.size and all(
+                f[0] == "timeout" for f in res.failures.values()
+            ):
+                first = turn.why[int(part[0])][1]
+                note = f"not asked: it passed the hard limit earlier in this call ({first})"
+                for j in left.tolist():
+                    turn.why[j] = ("timeout", note)
+                turn.bad[left] = True
+                break
+        return turn
 
 
 def check_actions(result: Any, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, Any]:

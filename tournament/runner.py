@@ -40,7 +40,7 @@ from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 from fourhundred_env.streams import GAME_STREAM_SALTS
 from fourhundred_env.view import seat_view
-from fourhundred_tournament.conduct import Conduct
+from fourhundred_tournament.conduct import Conduct, Refereed
 from fourhundred_tournament.db import (
     MAX_HAND_MOVES,
     EventRow,
@@ -167,8 +167,11 @@ class LockstepRunner:
         soft = float(rules.move_time_limit_s)
         # (the runner's clock, read at each call: a caller may replace it)
         self.conduct = Conduct(soft, float(rules.move_hard_limit_s), lambda: self.clock())
-        # how each agent's calls are cut into parts, by [side][seat]
-        self.pacing = [[Pacing(soft * PART_SHARE) for _ in range(4)] for _ in range(2)]
+        # each agent under the conduct rules, its calls cut into parts by its pacing
+        self.refereed = [
+            [Refereed(agent, self.conduct, Pacing(soft * PART_SHARE)) for agent in side]
+            for side in agents
+        ]
 
     def run(self, games: Sequence[tuple[int, int]]) -> None:
         """Play `games` ((match_id, orientation) each) to the end, feeding rows to the sink."""
@@ -265,52 +268,24 @@ class LockstepRunner:
         self, tables: _Tables, side: int, seat: int, idx: np.ndarray, mask: np.ndarray,
         out: Records, use_alarm: bool,
     ) -> np.ndarray:  # fmt: skip
-        """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, under the conduct
-        rules (:mod:`fourhundred_tournament.conduct`): a failed call or an illegal action forfeits the
-        contract at that table and plays the lowest legal action instead; a slow call is
-        recorded. The tables are asked in the parts the agent's pacing gives
-        (:mod:`fourhundred_tournament.pacing`); after a part passes the hard limit, the rest of the call is
-        charged the same timeout without being asked (a hanging bot costs one hard limit a
-        call, as in one piece)."""
+        """(K,) int64 actions of `side`'s agent at `seat` for tables `idx`, its turn under the
+        conduct rules (:class:`~fourhundred_tournament.conduct.Refereed`): a failed call or an
+        illegal action forfeits the contract at that table and plays the lowest legal action
+        instead; a slow call is recorded."""
         state = tables.state
-        agent = self.agents[side][seat]
-        pacing = self.pacing[side][seat]
-        k = idx.size
-        bidding = state.phase[idx] == _BID
-        acts = np.zeros(k, np.int64)
-        bad = np.zeros(k, bool)
-        move_s = np.zeros(k)
-        why: dict[int, tuple[str, str]] = {}  # position -> (kind, detail) where bad
-        left = np.arange(k)  # positions not asked yet
-        while left.size:
-            part, quick = pacing.next_part(bidding, left)
-            whole = part is left  # (the usual case: every table in one call)
-            left = left[:0] if whole else np.setdiff1d(left, part, assume_unique=True)
-            at = slice(None) if whole and part.size == k else part
-            n = part.size
+        seats = np.full(idx.size, seat, np.int8)
+        turn = self.refereed[side][seat].turn(
+            state.phase[idx] == _BID,
+            lambda at: seat_view(self.engine, state, idx[at], seats[at], mask),
+            use_alarm,
+        )  # fmt: skip
+        for at, n, seconds in turn.parts:
             rows = idx[at]
-            view = seat_view(self.engine, state, rows, np.full(n, seat, np.int8), mask)
-            res = self.conduct.call(agent, view, use_alarm)
-            if not quick or res.seconds * 16 > pacing.budget:
-                pacing.learn(bidding[at], res.seconds)
-            tables.hand_secs[rows, seat] += res.seconds / n  # a part's time split evenly
+            tables.hand_secs[rows, seat] += seconds / n  # a part's time split evenly
             tables.hand_decs[rows, seat] += 1
-            tb = (side, time_bin(res.seconds / n))
+            tb = (side, time_bin(seconds / n))
             self._times[tb] = self._times.get(tb, 0) + n
-            move_s[at] = res.move_seconds
-            got, wrong, reasons = self.conduct.judge(res, view.legal_mask)
-            acts[at], bad[at] = got, wrong
-            if not reasons:
-                continue
-            for j, reason in reasons.items():
-                why[int(part[j])] = reason
-            if len(res.failures) == n and all(f[0] == "timeout" for f in res.failures.values()):
-                first = why[int(part[0])][1]
-                note = f"not asked: it passed the hard limit earlier in this call ({first})"
-                for j in left.tolist():
-                    why[j] = ("timeout", note)
-                bad[left] = True
-                break
+        acts, bad, why, move_s = turn.actions, turn.bad, turn.why, turn.move_seconds
         label = self.pair[side]
         for j, kind, d, dt in self.conduct.events(bad, why, move_s):
             out.events.append(self._event(tables, int(idx[j]), seat, label, kind, d, dt))
