@@ -19,8 +19,8 @@ from fourhundred_cli import COMMANDS, build_parser
 from fourhundred_cli import main as cli_main
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import ReadOnlyResults
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.report import build_report, format_report
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))

@@ -17,8 +17,8 @@ from fourhundred_cli import main
 from fourhundred_tournament.config import files_digest, load_config
 from fourhundred_tournament.db import DatabaseDamagedError, ReadOnlyResults, decode_moves
 from fourhundred_tournament.ladder.play import LadderError, add_bots
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game
+from fourhundred_tournament.tournament import run_tournament
 from tests.dbedit import reseal
 from tests.test_tournament_resume import same_rows, table_rows
 

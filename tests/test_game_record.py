@@ -443,7 +443,7 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(tmp_path: Path, capsys, argv,
 def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tournament of two replayable bots, one duplicate match, public deals."""
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     path = tmp_path_factory.mktemp("records") / "results.sqlite"
     cfg = load_config(None, {

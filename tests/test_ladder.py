@@ -18,10 +18,10 @@ from fourhundred_tournament.db import ReadOnlyResults
 from fourhundred_tournament.db.ladder import read_ladder
 from fourhundred_tournament.ladder.history import format_ladder, ladder_report
 from fourhundred_tournament.ladder.play import LadderError, add_bots, remove_bots
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.ratings import rate_agents
 from fourhundred_tournament.replay import label_blockers, replay_game
 from fourhundred_tournament.runner import Records
+from fourhundred_tournament.tournament import run_tournament
 from tests.test_tournament_resume import same_rows, table_rows
 
 ROOT = Path(__file__).resolve().parents[1]

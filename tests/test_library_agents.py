@@ -94,7 +94,7 @@ def test_sb3_agent_plays_as_maskableppo_predicts(runs) -> None:
 
 def test_both_enter_a_tournament_against_random(runs, tmp_path: Path) -> None:
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     specs = [f"sb3:{runs['sb3'] / 'model.zip'}", f"torch:{runs['cleanrl'] / 'policy.pt'}"]
     cfg = load_config(None, dict(

@@ -262,7 +262,7 @@ def test_openspiel_ismcts_enters_a_tournament(tmp_path: Path) -> None:
     import sqlite3
 
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     spec = "openspiel:ismcts,simulations=3"
     cfg = load_config(None, dict(

@@ -146,7 +146,7 @@ def test_the_dmc_example_saves_a_model_a_curve_and_its_manifest(dmc_run: Path) -
 
 def test_the_dmc_model_plays_a_tournament_as_rlcard_path(dmc_run: Path, tmp_path: Path) -> None:
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     spec = f"rlcard:{dmc_run}"
     agent = make_agent(spec)

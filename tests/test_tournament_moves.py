@@ -30,8 +30,8 @@ from fourhundred_tournament.db import (
     decode_moves,
     encode_moves,
 )
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game
+from fourhundred_tournament.tournament import run_tournament
 from tests.dbedit import reseal, to_schema_1
 from tests.test_tournament_resume import same_rows, table_rows
 

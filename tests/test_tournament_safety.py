@@ -26,8 +26,8 @@ from fourhundred_tournament.db import (
     ResultsDB,
 )
 from fourhundred_tournament.deals import read_deals
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game, tournament_info
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"agents": ["heuristic", "random"], "matches": 2, "seed": 5, "max_hands": 3,
