@@ -19,13 +19,13 @@ from fourhundred_env.cards import (
     NUM_CARDS,
     REDEAL_ACTION,
     action_text,
-    card_text,
     hand_text,
     parse_action,
-    parse_hand,
+    parse_deal,
 )
 from fourhundred_env.errors import (
     CardError,
+    DealError,
     FourHundredError,
     IllegalActionError,
     RecordError,
@@ -166,19 +166,11 @@ def _check_deal(hand: RecordedHand, where: str) -> None:
         raise RecordError(f"{where}: {short(hand)}: expected a RecordedHand")
     if isinstance(hand.deal, str) or len(hand.deal) != 4:
         raise RecordError(f"{where}, deal: {short(hand.deal)}: expected the 4 hands of S0 to S3")
-    owner: dict[int, int] = {}
-    for seat, text in enumerate(hand.deal):
-        try:
-            cards = parse_hand(text)
-        except CardError as e:
-            raise RecordError(f"{where}, deal of S{seat}: {e}") from None
-        for c in cards:
-            if c in owner:
-                raise RecordError(
-                    f"{where}, deal: card {card_text(c)} is dealt to S{owner[c]} and to "
-                    f"S{seat}: expected every card exactly once"
-                )
-            owner[c] = seat
+    try:
+        parse_deal(hand.deal, ("S0", "S1", "S2", "S3"))
+    except DealError as e:
+        deal = f"{where}, deal" + ("" if e.seat is None else f" of S{e.seat}")
+        raise RecordError(f"{deal}: {e}") from None
 
 
 def _act(table: Any, action: str, where: str) -> None:

@@ -20,15 +20,15 @@ from fourhundred_env.cards import (
     REDEAL_ACTION,
     action_text,
     card_text,
-    cards_to_set,
     hand_text,
     parse_action,
-    parse_hand,
+    parse_deal,
     set_to_cards,
 )
 from fourhundred_env.engine import Engine, Phase, State, deal_sets
 from fourhundred_env.errors import (
     CardError,
+    DealError,
     FourHundredError,
     IllegalActionError,
     RecordError,
@@ -290,22 +290,12 @@ class Table:
             raise CardError(
                 f"table {short(self.name)}: a deal needs 4 hands (one per seat 0-3), got {short(hands)}"
             )
-        owner: dict[int, int] = {}
-        sets = []
-        for seat, text in enumerate(hands):
-            try:
-                cards = parse_hand(text)
-            except CardError as e:
-                raise CardError(f"table {short(self.name)}, seat {seat}: {e}") from None
-            for c in cards:
-                if c in owner:
-                    raise CardError(
-                        f"table {short(self.name)}: card {card_text(c)} is dealt to seat {owner[c]} "
-                        f"and to seat {seat}: expected every card exactly once"
-                    )
-                owner[c] = seat
-            sets.append(cards_to_set(cards))
-        return np.array([sets], dtype=np.uint64)
+        try:
+            sets = parse_deal(hands)
+        except DealError as e:
+            where = f"table {short(self.name)}" + ("" if e.seat is None else f", seat {e.seat}")
+            raise CardError(f"{where}: {e}") from None
+        return sets[None, :]
 
     def act(self, action: str | int, seat: int | None = None) -> None:
         """Bid, ask for a redeal or play a card for the seat to play (text or action id).
