@@ -1,4 +1,4 @@
-"""The command line's details (issue 15, points 6 and 7): every --help works, Ctrl-C in
+"""The command line's details: every --help works, Ctrl-C in
 `play` is a line, negative seeds are refused in one line before anything is written, bad agent
 settings are refused, the leaderboard shows names in full under one word per column, and the
 custom-bot route works from any folder without PYTHONPATH."""

@@ -1,4 +1,4 @@
-"""The living ladder (issue 36): an add plays only the missing pairings, and the rows are a
+"""The living ladder: an add plays only the missing pairings, and the rows are a
 tournament's; a stopped add resumes; ratings after every event; remove keeps the games; a
 changed checkpoint is a new version; the report from the database alone; honest intervals
 for tiny samples; one line for each kind of bad input."""
@@ -202,7 +202,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, capsys) -> Non
     assert not db.exists()
     add_bots(db, ["random", "minbid"], **SMALL)
     before = db.read_bytes()
-    public = ["--deals", "public"]  # its deals, named (issue 58)
+    public = ["--deals", "public"]  # its deals, named
     cases = [
         (["ladder", "add", "random", "--db", str(db), *public], "already on the ladder"),
         (

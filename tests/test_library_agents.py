@@ -1,4 +1,4 @@
-"""Models of other RL libraries as agents (issue 39): a tiny MaskablePPO model (the SB3
+"""Models of other RL libraries as agents: a tiny MaskablePPO model (the SB3
 example) and a tiny CleanRL-style network (the CleanRL example), trained here for a few
 hundred decisions, play a tournament as ``sb3:`` and ``torch:``, are offered by the web
 table, and their runs plot; bad files are refused in one line."""

@@ -1,4 +1,4 @@
-"""400 as an OpenSpiel game (issue 60): OpenSpiel's own checks (random simulations with
+"""400 as an OpenSpiel game: OpenSpiel's own checks (random simulations with
 serialization, the playthrough file), the parameters, the strings and tensors from our
 encoder, resampling for IS-MCTS, and both directions of play (our agents as pyspiel bots,
 OpenSpiel's bots as our agents). Needs the ``openspiel`` extra; CI sets

@@ -1,4 +1,4 @@
-"""400 as an RLCard environment (issue 60): the Env's API as RLCard's agents use it, DQN and
+"""400 as an RLCard environment: the Env's API as RLCard's agents use it, DQN and
 NFSP running on it unchanged, the DMC example trained at a tiny size and its model playing a
 tournament as ``rlcard:PATH``, and bad model files refused in one line. Needs the ``rlcard``
 extra; CI sets FOURHUNDRED_REQUIRE_RLCARD=1, which fails a skip."""

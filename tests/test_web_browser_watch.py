@@ -94,7 +94,7 @@ def test_a_ladder_s_ratings_history_and_a_cmd_bot_s_replay(page: Any, ladder_url
     page.screenshot(path=str(SHOTS / "ladder-390.png"))
 
 
-# -- a record: downloaded from Play, opened in Watch (issue 37) --------------------------------------
+# -- a record: downloaded from Play, opened in Watch -----------------------------------------------
 @pytest.fixture(scope="module")
 def plain_url() -> Iterator[str]:
     """A server with no database: Watch opens record files only."""

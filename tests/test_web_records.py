@@ -1,4 +1,4 @@
-"""Game records in the web app (issue 37), through the API: the Play page's download of the
+"""Game records in the web app, through the API: the Play page's download of the
 match played (the finished hands only, to the table's token holder, seats by public name),
 and Watch's upload of a record file (parsed and replayed; a malformed one refused in one line;
 capped in size); ``fourhundred serve --record FILE``. The page itself:
