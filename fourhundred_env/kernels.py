@@ -1,7 +1,7 @@
 """The engine's compiled kernels: the rules of 400 as loops over tables (numpy and numba only).
 
 Every kernel takes the state's record array (``state.records``, one record per table; see
-:mod:`fourhundred_env.records`) and the rules' record (:func:`rules_record`) and loops over the
+:mod:`fourhundred_env.batches`) and the rules' record (:func:`rules_record`) and loops over the
 tables inside, so one table and 4,096 tables run the same code. :class:`~fourhundred_env.
 engine.Engine` validates its input at the edge and calls them; nothing here raises: a kernel
 that finds bad input returns the index of the first bad table and changes nothing.

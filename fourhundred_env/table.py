@@ -35,11 +35,11 @@ from fourhundred_env.errors import (
     StateError,
     short,
 )
-from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.game_records.data import GameRecord
+from fourhundred_env.game_records.hands import HandRecord, Scores
+from fourhundred_env.game_records.replay import replayed, table_record
 from fourhundred_env.loop import GameLoop
 from fourhundred_env.phases import phase_name
-from fourhundred_env.record_data import GameRecord
-from fourhundred_env.record_replay import replayed, table_record
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import min_bid as _min_bid
@@ -113,7 +113,8 @@ class Table:
 
     def record(self, seats: Sequence[str] | None = None) -> GameRecord:
         """Everything this table has seen since it was made, the hand in progress included,
-        as a :class:`~fourhundred_env.game_record.GameRecord` (`seats`: 4 labels, optional)."""
+        as a :class:`~fourhundred_env.game_records.data.GameRecord` (`seats`: 4 labels,
+        optional)."""
         self._checked()
         return table_record(self, seats)
 

@@ -1,4 +1,4 @@
-"""Game records (fourhundred_env.game_record, docs/records.md): the text and JSON forms round
+"""Game records (fourhundred_env.game_records.files, docs/records.md): the text and JSON forms round
 trip played games, a record replays to the same match, a hand-written record loads, a game
 continues from any decision, bad records are one line naming the hand and the move, and
 `fourhundred record` shows, checks, converts and exports tournament matches."""
@@ -20,7 +20,7 @@ from fourhundred_agents.registry import make_agent
 from fourhundred_cli import main
 from fourhundred_cli.match import play_random_match
 from fourhundred_env.errors import FourHundredError, RecordError
-from fourhundred_env.game_record import (
+from fourhundred_env.game_records.files import (
     GameRecord,
     decisions,
     parse_record,

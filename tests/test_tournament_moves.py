@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fourhundred_cli import main as cli_main
 from fourhundred_env.engine import deal_sets
-from fourhundred_env.game_record import read_record
+from fourhundred_env.game_records.files import read_record
 from fourhundred_env.table import Table
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import (

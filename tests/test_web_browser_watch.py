@@ -104,7 +104,7 @@ def plain_url() -> Iterator[str]:
 
 
 def test_a_played_hand_downloaded_and_replayed_in_watch(page: Any, plain_url: str) -> None:
-    from fourhundred_env.game_record import parse_record
+    from fourhundred_env.game_records.files import parse_record
 
     page.goto(f"{plain_url}/#play")
     page.select_option("#speed", "0")

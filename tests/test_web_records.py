@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from fourhundred_cli import main
 from fourhundred_env.errors import RecordError
-from fourhundred_env.game_record import parse_record
+from fourhundred_env.game_records.files import parse_record
 from fourhundred_web.app import create_app
 from fourhundred_web.records import MAX_RECORD_UPLOAD
 from tests.web import one_line as _one_line

@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from fourhundred_agents.analysis import ActionValues, analyse_decisions
 from fourhundred_env.cards import parse_action
-from fourhundred_env.game_record import decisions, parse_record
+from fourhundred_env.game_records.files import decisions, parse_record
 from fourhundred_env.table import Table
 from fourhundred_web.app import create_app
 from fourhundred_web.hints import Hints

@@ -2,7 +2,7 @@
 
 Every move goes through ``Table.deal`` and ``Table.act``, so the engine checks it; what is
 wrong is raised as one :class:`~fourhundred_env.errors.RecordError` line naming the hand and
-the move (:mod:`fourhundred_env.game_record`). The table module imports this one, so the
+the move (:mod:`fourhundred_env.game_records.files`). The table module imports this one, so the
 table comes in as an argument (``table``, or ``table_class`` to make one), never by import.
 """
 
@@ -31,15 +31,16 @@ from fourhundred_env.errors import (
     RecordError,
     short,
 )
-from fourhundred_env.history import HandRecord
-from fourhundred_env.record_data import GameRecord, RecordedHand
+from fourhundred_env.game_records.data import GameRecord, RecordedHand
+from fourhundred_env.game_records.hands import HandRecord
 
 __all__ = ["Decision", "decisions", "replay", "replayed", "start_table", "table_record"]
 
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of a record, as :func:`~fourhundred_env.game_record.decisions` gives it."""
+    """One decision of a record, as :func:`~fourhundred_env.game_records.files.decisions`
+    gives it."""
 
     hand: int
     """The hand's number in the record, from 1."""
