@@ -32,7 +32,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError
-from fourhundred_env.game_record import record_target, write_record
+from fourhundred_env.game_records.files import record_target, write_record
 from fourhundred_env.registry import (
     NoSettings,
     display_name,

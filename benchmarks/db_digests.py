@@ -24,7 +24,7 @@ from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import ReadOnlyResults, ResultsDB, check_values
 from fourhundred_tournament.db import results as results_module
 from fourhundred_tournament.db.schema import EVENT_COLUMNS, HAND_COLUMNS, MATCH_COLUMNS
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 
 def _rows(path: Path) -> tuple[list, list, list]:

@@ -5,7 +5,7 @@
     python benchmarks/tournament_throughput.py --backend ray      # the same jobs as Ray tasks
 
 Each repeat runs a fresh tournament of the pairing heuristic vs heuristic (a mirror pairing:
-two separate sets of four instances) through `fourhundred_tournament.parallel.run_tournament`, exactly as
+two separate sets of four instances) through `fourhundred_tournament.tournament.run_tournament`, exactly as
 `fourhundred tournament` does: duplicate matches, lockstep tables (all 1,000 games of a job at
 once by default: refilling a smaller batch lengthens the job), worker processes, every
 hand and match written to a fresh SQLite database, conduct checks on every move. Reported:
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from fourhundred_tournament.config import load_config
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 
 def run_once(

@@ -28,7 +28,7 @@ from pathlib import Path
 from fourhundred_tournament.conduct import Conduct
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.pacing import Pacing
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 _SHIPPED_PART = Pacing.next_part
 _SHIPPED_CALL = Conduct.call

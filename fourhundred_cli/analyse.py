@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     a FourHundredError, which `main` reports in one line with status 2)."""
     from fourhundred_cli.common import check_seed
     from fourhundred_env.errors import FourHundredError
-    from fourhundred_env.game_record import read_record
+    from fourhundred_env.game_records.files import read_record
 
     check_seed(args.seed)
     if args.top < 0:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import GameRecord, read_record, write_record
+from fourhundred_env.game_records.files import GameRecord, read_record, write_record
 from fourhundred_env.render import score_sheet
 from fourhundred_env.table import Table
 

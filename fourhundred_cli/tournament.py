@@ -146,13 +146,13 @@ def run(args: argparse.Namespace) -> int:
     from fourhundred_agents.registry import available_agents
     from fourhundred_tournament.config import load_config
     from fourhundred_tournament.db import ReadOnlyResults
-    from fourhundred_tournament.parallel import run_tournament
     from fourhundred_tournament.report import (
         build_report,
         format_report,
         log_tensorboard,
         write_report,
     )
+    from fourhundred_tournament.tournament import run_tournament
 
     if args.list_agents:
         for name, desc in available_agents().items():

@@ -1,7 +1,7 @@
 """numba plumbing of the compiled core: the decorator every kernel uses and bit operations on
 uint64 card sets.
 
-Kernels are plain functions over record arrays (see :mod:`fourhundred_env.records`) that loop
+Kernels are plain functions over record arrays (see :mod:`fourhundred_env.batches`) that loop
 over the tables inside, so one table and 4,096 take the same code. They are compiled by
 numba (``@njit(cache=True)``: machine code cached on disk next to the module, compiled once
 per install) and run unchanged as plain Python under ``NUMBA_DISABLE_JIT=1``, for debugging

@@ -14,7 +14,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from fourhundred_env.errors import CardError, short
+from fourhundred_env.errors import CardError, DealError, short
 
 
 class Suit(IntEnum):
@@ -131,6 +131,38 @@ def parse_hand(text: str | Sequence[str], expected: int | None = 13) -> list[int
     if expected is not None and len(cards) != expected:
         raise CardError(f"hand {short(text)} has {len(cards)} cards: expected {expected}")
     return cards
+
+
+SEAT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
+
+
+def parse_deal(
+    hands: Sequence[str | Sequence[str]], seat_names: Sequence[str] = SEAT_NAMES
+) -> np.ndarray:
+    """The 4 hands of a deal (text or lists of cards, by seat) -> (4,) uint64 card sets.
+
+    The one check of a deal written by hand: each hand 13 cards as :func:`parse_hand` reads
+    them, every card exactly once. Raises DealError: `seat` set for a malformed hand, None for
+    a card dealt to two seats (named by `seat_names` in the message).
+    """
+    if isinstance(hands, str | bytes) or not isinstance(hands, Sequence) or len(hands) != 4:
+        raise DealError(f"{short(hands)}: expected 4 hands, one per seat 0-3")
+    owner: dict[int, int] = {}
+    sets = np.zeros(4, dtype=np.uint64)
+    for seat, text in enumerate(hands):
+        try:
+            cards = parse_hand(text)
+        except CardError as e:
+            raise DealError(str(e), seat) from None
+        for c in cards:
+            if c in owner:
+                raise DealError(
+                    f"card {card_text(c)} is dealt to {seat_names[owner[c]]} and to "
+                    f"{seat_names[seat]}: expected every card exactly once"
+                )
+            owner[c] = seat
+        sets[seat] = cards_to_set(cards)
+    return sets
 
 
 def cards_to_set(cards: Iterable[int]) -> np.uint64:

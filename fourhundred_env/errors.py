@@ -18,6 +18,15 @@ class CardError(FourHundredError):
     """Malformed card or hand text: unknown rank or suit, wrong count, duplicates."""
 
 
+class DealError(CardError):
+    """A deal that is not 4 hands of 13 cards, every card exactly once. `seat` is the seat
+    whose hand is malformed, or None when the fault lies across hands (a card dealt twice)."""
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+
+
 class IllegalActionError(FourHundredError):
     """An action that is not legal now: wrong phase, out of turn, or not in the legal set."""
 

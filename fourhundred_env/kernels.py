@@ -1,10 +1,15 @@
 """The engine's compiled kernels: the rules of 400 as loops over tables (numpy and numba only).
 
 Every kernel takes the state's record array (``state.records``, one record per table; see
-:mod:`fourhundred_env.records`) and the rules' record (:func:`rules_record`) and loops over the
+:mod:`fourhundred_env.batches`) and the rules' record (:func:`rules_record`) and loops over the
 tables inside, so one table and 4,096 tables run the same code. :class:`~fourhundred_env.
 engine.Engine` validates its input at the edge and calls them; nothing here raises: a kernel
 that finds bad input returns the index of the first bad table and changes nothing.
+
+The rule helpers (`min_bid_of`, `required_total_of`, `hand_is_played`, `bid_value`,
+`qualifies`, `end_of_game`) are compiled copies of the scalar functions of
+:mod:`fourhundred_env.rules`, which are the source of truth: tests/test_rules_kernels.py checks
+each against its function for every preset and for random rules profiles.
 
 Phases, actions and card ids are those of :mod:`fourhundred_env.cards` and
 :class:`~fourhundred_env.engine.Phase`. Card sets are uint64; counts, seats and indices int64.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from fourhundred_env.history import HandRecord
+from fourhundred_env.game_records.hands import HandRecord
 from fourhundred_env.rules import Rules, bids_total
 
 

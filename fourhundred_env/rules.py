@@ -2,9 +2,12 @@
 
 Every flag of the rules (docs/rules.md, the manual's rules page) is a field of
 :class:`Rules`. The scalar functions here (`bid_value`, `min_bid`, `required_total`,
-`bids_total`, `hand_is_played`, `team_qualifies`, `end_of_game`) are the reference the
-batched engine is tested against; the engine has its own vectorised copies built from the
-same tables (`value_table`).
+`bids_total`, `hand_is_played`, `team_qualifies`, `end_of_game`) are the source of truth of
+the scoring rules, written from the rules page and tested against its tables
+(tests/test_rules_table.py); bots, the table and the web read them. The compiled kernels
+(:mod:`fourhundred_env.kernels`) keep their own copies, built from the same tables
+(`value_table`, `total_weights`), and tests/test_rules_kernels.py checks those copies against
+these functions for every preset and for random profiles.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fourhundred_env.batches import RecordBatch, array_field
 from fourhundred_env.cards import FULL_DECK
 from fourhundred_env.errors import StateError
 from fourhundred_env.phases import Phase
-from fourhundred_env.records import RecordBatch, array_field
 
 _PENDING = int(Phase.PLAY)  # phases up to this one have a decision pending
 _OFF_DECK = ~FULL_DECK
@@ -58,7 +58,7 @@ class State(RecordBatch):
     """B tables. Shapes: (B,) per table, (B, 4) per seat (absolute seats 0..3).
 
     Every array field is a view into ``records``, one structured record per table (see
-    :mod:`fourhundred_env.records`): the compiled kernels take that one array. Assigning to a
+    :mod:`fourhundred_env.batches`): the compiled kernels take that one array. Assigning to a
     field writes into it.
 
     ``stream`` is not a rule of the game: whoever runs the games (an environment, a

@@ -20,26 +20,26 @@ from fourhundred_env.cards import (
     REDEAL_ACTION,
     action_text,
     card_text,
-    cards_to_set,
     hand_text,
     parse_action,
-    parse_hand,
+    parse_deal,
     set_to_cards,
 )
 from fourhundred_env.engine import Engine, Phase, State, deal_sets
 from fourhundred_env.errors import (
     CardError,
+    DealError,
     FourHundredError,
     IllegalActionError,
     RecordError,
     StateError,
     short,
 )
-from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.game_records.data import GameRecord
+from fourhundred_env.game_records.hands import HandRecord, Scores
+from fourhundred_env.game_records.replay import replayed, table_record
 from fourhundred_env.loop import GameLoop
 from fourhundred_env.phases import phase_name
-from fourhundred_env.record_data import GameRecord
-from fourhundred_env.record_replay import replayed, table_record
 from fourhundred_env.render import score_sheet, table_view
 from fourhundred_env.rules import Rules
 from fourhundred_env.rules import min_bid as _min_bid
@@ -113,7 +113,8 @@ class Table:
 
     def record(self, seats: Sequence[str] | None = None) -> GameRecord:
         """Everything this table has seen since it was made, the hand in progress included,
-        as a :class:`~fourhundred_env.game_record.GameRecord` (`seats`: 4 labels, optional)."""
+        as a :class:`~fourhundred_env.game_records.data.GameRecord` (`seats`: 4 labels,
+        optional)."""
         self._checked()
         return table_record(self, seats)
 
@@ -290,22 +291,12 @@ class Table:
             raise CardError(
                 f"table {short(self.name)}: a deal needs 4 hands (one per seat 0-3), got {short(hands)}"
             )
-        owner: dict[int, int] = {}
-        sets = []
-        for seat, text in enumerate(hands):
-            try:
-                cards = parse_hand(text)
-            except CardError as e:
-                raise CardError(f"table {short(self.name)}, seat {seat}: {e}") from None
-            for c in cards:
-                if c in owner:
-                    raise CardError(
-                        f"table {short(self.name)}: card {card_text(c)} is dealt to seat {owner[c]} "
-                        f"and to seat {seat}: expected every card exactly once"
-                    )
-                owner[c] = seat
-            sets.append(cards_to_set(cards))
-        return np.array([sets], dtype=np.uint64)
+        try:
+            sets = parse_deal(hands)
+        except DealError as e:
+            where = f"table {short(self.name)}" + ("" if e.seat is None else f", seat {e.seat}")
+            raise CardError(f"{where}: {e}") from None
+        return sets[None, :]
 
     def act(self, action: str | int, seat: int | None = None) -> None:
         """Bid, ask for a redeal or play a card for the seat to play (text or action id).

@@ -15,10 +15,10 @@ from numba import literal_unroll
 
 from fourhundred_env import kernels as K
 from fourhundred_env._jit import ZERO, helper, kernel
+from fourhundred_env.batches import RecordBatch, array_field, shared_fields
 from fourhundred_env.cards import FULL_DECK, NUM_ACTIONS
 from fourhundred_env.engine import Engine, State
 from fourhundred_env.errors import FourHundredError, StateError, short
-from fourhundred_env.records import RecordBatch, array_field, shared_fields
 
 
 @dataclass(eq=False, repr=False)

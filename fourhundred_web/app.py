@@ -86,7 +86,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from fourhundred_env.game_record import read_record
+from fourhundred_env.game_records.files import read_record
 from fourhundred_web.answers import EXCEPTION_HANDLERS
 from fourhundred_web.bots import agent_choices
 from fourhundred_web.guard import LOCAL_HOSTS, Guard

@@ -37,7 +37,7 @@ from fourhundred_env.cards import (
 )
 from fourhundred_env.engine import Phase
 from fourhundred_env.errors import CardError, FourHundredError, IllegalActionError, short
-from fourhundred_env.history import HandRecord
+from fourhundred_env.game_records.hands import HandRecord
 from fourhundred_env.rules import PRESETS, Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view

@@ -1,10 +1,10 @@
-"""Game records in the browser (:mod:`fourhundred_env.game_record`): the record a person
+"""Game records in the browser (:mod:`fourhundred_env.game_records.files`): the record a person
 downloads of the match they play, and a record file opened in Watch, shown by the same
 viewer as a tournament's game.
 
 A download holds the finished hands only: a hand in progress would tell the person the bots'
 cards. Its seats are labelled as the page shows them (``you`` and the bots' public names,
-never a path). A record opened in Watch is parsed by :func:`fourhundred_env.game_record.
+never a path). A record opened in Watch is parsed by :func:`fourhundred_env.game_records.files.
 parse_record`, which replays every move on the engine, so what the viewer shows is a game of
 400 or a one-line refusal naming the line, hand or move that is wrong.
 """
@@ -16,8 +16,8 @@ import threading
 import time
 from typing import Any
 
-from fourhundred_env.game_record import GameRecord, RecordedHand, parse_record
-from fourhundred_env.history import HandRecord
+from fourhundred_env.game_records.files import GameRecord, RecordedHand, parse_record
+from fourhundred_env.game_records.hands import HandRecord
 from fourhundred_env.table import Table
 from fourhundred_web.play import OutOfTurnError, PlaySession
 from fourhundred_web.requests import ApiError

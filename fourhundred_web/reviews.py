@@ -33,7 +33,7 @@ from typing import Any
 
 from fourhundred_agents.analysis import NOISE, ActionValuer, analyse_decisions, make_valuer
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import GameRecord, decisions
+from fourhundred_env.game_records.files import GameRecord, decisions
 from fourhundred_env.rules import Rules
 from fourhundred_web.bots import public_text
 from fourhundred_web.requests import ApiError, show

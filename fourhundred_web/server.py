@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from fourhundred_env.game_record import GameRecord
+from fourhundred_env.game_records.files import GameRecord
 from fourhundred_web.bots import AgentChoice
 from fourhundred_web.hints import Hints
 from fourhundred_web.requests import ApiError

@@ -33,8 +33,8 @@ from fourhundred_env.cards import (
     parse_hand,
     sorted_for_display,
 )
-from fourhundred_env.game_record import RecordedHand
-from fourhundred_env.history import HandRecord
+from fourhundred_env.game_records.files import RecordedHand
+from fourhundred_env.game_records.hands import HandRecord
 from fourhundred_tournament.config import spec_files
 from fourhundred_tournament.db import GameKey, HandRow, ReadOnlyResults
 from fourhundred_tournament.ladder.history import ladder_report

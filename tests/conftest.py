@@ -38,7 +38,7 @@ def results_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     match per job so that every match's agents are seeded differently): its results file.
     Tests copy it before changing it."""
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     path = tmp_path_factory.mktemp("results") / "results.sqlite"
     cfg = load_config(

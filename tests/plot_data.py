@@ -78,7 +78,7 @@ def write_synthetic_run(run_dir: Path, seed: int = 0) -> Path:
 
 def make_plot_data(base: Path) -> PlotData:
     from fourhundred_tournament.config import load_config as load_tournament_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
     from fourhundred_train.config import load_config
     from fourhundred_train.ppo import Trainer
 

@@ -1,4 +1,4 @@
-"""Display names of agents (issue 57): any spec may end with ``name=NAME``, which is what the
+"""Display names of agents: any spec may end with ``name=NAME``, which is what the
 reports, tables, plots, the ladder and the web's watch view show; the name changes no game
 (the same rows with and without it), and a bad or clashing name is one line."""
 

@@ -12,7 +12,7 @@ from fourhundred_agents.human import HumanAgent, QuitGame, hand_line, play_match
 from fourhundred_cli import main as cli_main
 from fourhundred_env.cards import BID_OFFSET, cards_to_set, parse_card, parse_hand
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import read_record
+from fourhundred_env.game_records.files import read_record
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table
 from fourhundred_env.view import seat_view

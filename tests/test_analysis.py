@@ -20,7 +20,7 @@ from fourhundred_agents.analysis import (
 from fourhundred_cli import main
 from fourhundred_env.cards import parse_action
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.game_record import decisions, parse_record, read_record, write_record
+from fourhundred_env.game_records.files import decisions, parse_record, read_record, write_record
 from fourhundred_env.table import Table
 from fourhundred_env.view import SeatView, seat_view
 

@@ -27,7 +27,7 @@ from fourhundred_env import Engine, Rules
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.view import seat_view
 from fourhundred_tournament.config import load_config
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "tests" / "bots" / "sandbox_bot.py"

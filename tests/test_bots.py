@@ -24,7 +24,7 @@ from fourhundred_env.cards import action_text
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.view import seat_view
 from fourhundred_tournament.config import load_config
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "bots" / "hostile_bot.py"

@@ -20,11 +20,12 @@ from fourhundred_env.cards import (
     hand_text,
     parse_action,
     parse_card,
+    parse_deal,
     parse_hand,
     set_to_cards,
 )
 from fourhundred_env.engine import unpack_sets
-from fourhundred_env.errors import CardError
+from fourhundred_env.errors import CardError, DealError
 
 
 @pytest.mark.parametrize(
@@ -83,3 +84,40 @@ def test_malformed_hands_and_actions() -> None:
         with pytest.raises(CardError):
             parse_action(text)
     assert hand_text(cards_to_set(parse_hand("2C AH 10H KS", None))) == "AH 10H | KS | 2C"
+
+
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUIT_HANDS = [" ".join(r + s for r in RANKS) for s in "SHDC"]
+
+
+def test_a_deal_is_four_hands_of_every_card_once() -> None:
+    sets = parse_deal(SUIT_HANDS)
+    assert sets.dtype == np.uint64 and sets.shape == (4,)
+    assert [hand_text(s) for s in sets] == [
+        hand_text(cards_to_set(parse_hand(h))) for h in SUIT_HANDS
+    ]
+    assert int(np.bitwise_or.reduce(sets)) == (1 << 52) - 1
+
+
+@pytest.mark.parametrize(
+    ("hands", "seat", "message"),
+    [
+        (SUIT_HANDS[:3], None, "expected 4 hands"),
+        ([*SUIT_HANDS[:3], "AC KC"], 3, "has 2 cards: expected 13"),
+        ([*SUIT_HANDS[:3], SUIT_HANDS[3].replace("2C", "AC")], 3, "duplicate card 'AC'"),
+        ([*SUIT_HANDS[:3], SUIT_HANDS[3].replace("2C", "AS")], None,
+         "card AS is dealt to seat 0 and to seat 3: expected every card exactly once"),
+    ],
+)  # fmt: skip
+def test_a_bad_deal_names_the_seat_at_fault(
+    hands: list[str], seat: int | None, message: str
+) -> None:
+    with pytest.raises(DealError, match=message) as caught:
+        parse_deal(hands)
+    assert caught.value.seat == seat
+
+
+def test_a_card_dealt_twice_is_named_with_the_callers_seat_names() -> None:
+    hands = [SUIT_HANDS[0].replace("2S", "AH"), *SUIT_HANDS[1:]]
+    with pytest.raises(DealError, match="card AH is dealt to S0 and to S1"):
+        parse_deal(hands, ("S0", "S1", "S2", "S3"))

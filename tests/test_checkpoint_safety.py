@@ -1,4 +1,4 @@
-"""A checkpoint is data, checked whole before it is used (issue 40, items 7 and 8): sizes its
+"""A checkpoint is data, checked whole before it is used: sizes its
 config names are bounded before anything is allocated, a damaged archive (a wrong CRC-32) is
 refused before torch reads it, weights of another dtype, another shape or not finite are
 refused, nothing is unpickled but tensors and plain values; the bundled files load unchanged.

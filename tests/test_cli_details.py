@@ -1,4 +1,4 @@
-"""The command line's details (issue 15, points 6 and 7): every --help works, Ctrl-C in
+"""The command line's details: every --help works, Ctrl-C in
 `play` is a line, negative seeds are refused in one line before anything is written, bad agent
 settings are refused, the leaderboard shows names in full under one word per column, and the
 custom-bot route works from any folder without PYTHONPATH."""
@@ -19,8 +19,8 @@ from fourhundred_cli import COMMANDS, build_parser
 from fourhundred_cli import main as cli_main
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import ReadOnlyResults
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.report import build_report, format_report
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))

@@ -1,5 +1,4 @@
-"""The rules core never crashes the interpreter and refuses bad input with a FourHundredError
-(issue 40, items 7, 9 and 10).
+"""The rules core never crashes the interpreter and refuses bad input with a FourHundredError.
 
 - A State holding values no game reaches (a seat of 127, phase 99, cards above 51, random
   bytes) is stepped, masked, viewed and encoded without a crash: the kernels mask every field

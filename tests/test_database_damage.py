@@ -15,7 +15,7 @@ import pytest
 from fourhundred_cli import main
 from fourhundred_tournament.db import DatabaseBusyError, WriterLock
 from fourhundred_tournament.ladder.play import add_bots
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 from tests.test_tournament_resume import _cfg
 
 PLAY = {"workers": 1, "progress": False, "chunk_matches": 2, "table_batch": 8}

@@ -1,4 +1,4 @@
-"""Game records (fourhundred_env.game_record, docs/records.md): the text and JSON forms round
+"""Game records (fourhundred_env.game_records.files, docs/records.md): the text and JSON forms round
 trip played games, a record replays to the same match, a hand-written record loads, a game
 continues from any decision, bad records are one line naming the hand and the move, and
 `fourhundred record` shows, checks, converts and exports tournament matches."""
@@ -20,7 +20,7 @@ from fourhundred_agents.registry import make_agent
 from fourhundred_cli import main
 from fourhundred_cli.match import play_random_match
 from fourhundred_env.errors import FourHundredError, RecordError
-from fourhundred_env.game_record import (
+from fourhundred_env.game_records.files import (
     GameRecord,
     decisions,
     parse_record,
@@ -443,7 +443,7 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(tmp_path: Path, capsys, argv,
 def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tournament of two replayable bots, one duplicate match, public deals."""
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     path = tmp_path_factory.mktemp("records") / "results.sqlite"
     cfg = load_config(None, {

@@ -1,4 +1,4 @@
-"""The living ladder (issue 36): an add plays only the missing pairings, and the rows are a
+"""The living ladder: an add plays only the missing pairings, and the rows are a
 tournament's; a stopped add resumes; ratings after every event; remove keeps the games; a
 changed checkpoint is a new version; the report from the database alone; honest intervals
 for tiny samples; one line for each kind of bad input."""
@@ -18,10 +18,10 @@ from fourhundred_tournament.db import ReadOnlyResults
 from fourhundred_tournament.db.ladder import read_ladder
 from fourhundred_tournament.ladder.history import format_ladder, ladder_report
 from fourhundred_tournament.ladder.play import LadderError, add_bots, remove_bots
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.ratings import rate_agents
 from fourhundred_tournament.replay import label_blockers, replay_game
 from fourhundred_tournament.runner import Records
+from fourhundred_tournament.tournament import run_tournament
 from tests.test_tournament_resume import same_rows, table_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,7 +202,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, capsys) -> Non
     assert not db.exists()
     add_bots(db, ["random", "minbid"], **SMALL)
     before = db.read_bytes()
-    public = ["--deals", "public"]  # its deals, named (issue 58)
+    public = ["--deals", "public"]  # its deals, named
     cases = [
         (["ladder", "add", "random", "--db", str(db), *public], "already on the ladder"),
         (

@@ -145,7 +145,7 @@ def _loaded(code: str) -> set[str]:
          {"torch", "gymnasium", "fourhundred_train", "fourhundred_tournament"}),
         ("import fourhundred_cli",
          {"torch", "gymnasium", "fourhundred_train", "starlette", "uvicorn", "ray"}),
-        ("import fourhundred_tournament.parallel, fourhundred_tournament.report", {"torch", "fourhundred_train", "ray"}),
+        ("import fourhundred_tournament.tournament, fourhundred_tournament.report", {"torch", "fourhundred_train", "ray"}),
         ("from fourhundred_web.app import create_app; create_app()",
          {"torch", "gymnasium", "fourhundred_train", "fourhundred_cli"}),
     ],

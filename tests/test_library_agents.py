@@ -1,4 +1,4 @@
-"""Models of other RL libraries as agents (issue 39): a tiny MaskablePPO model (the SB3
+"""Models of other RL libraries as agents: a tiny MaskablePPO model (the SB3
 example) and a tiny CleanRL-style network (the CleanRL example), trained here for a few
 hundred decisions, play a tournament as ``sb3:`` and ``torch:``, are offered by the web
 table, and their runs plot; bad files are refused in one line."""
@@ -94,7 +94,7 @@ def test_sb3_agent_plays_as_maskableppo_predicts(runs) -> None:
 
 def test_both_enter_a_tournament_against_random(runs, tmp_path: Path) -> None:
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     specs = [f"sb3:{runs['sb3'] / 'model.zip'}", f"torch:{runs['cleanrl'] / 'policy.pt'}"]
     cfg = load_config(None, dict(

@@ -1,4 +1,4 @@
-"""Bounds before work for every model file (issue 58): hostile ``sb3:`` and ``torch:`` files
+"""Bounds before work for every model file: hostile ``sb3:`` and ``torch:`` files
 (a zip bomb, a hundred thousand layers, layers of 200,000, an input of 1e9, negative sizes, a
 deeply nested manifest, float64 and int32 weights) are refused in one line, each within a
 second and without large memory, before anything is built; the good files still load.

@@ -1,4 +1,4 @@
-"""400 as an OpenSpiel game (issue 60): OpenSpiel's own checks (random simulations with
+"""400 as an OpenSpiel game: OpenSpiel's own checks (random simulations with
 serialization, the playthrough file), the parameters, the strings and tensors from our
 encoder, resampling for IS-MCTS, and both directions of play (our agents as pyspiel bots,
 OpenSpiel's bots as our agents). Needs the ``openspiel`` extra; CI sets
@@ -262,7 +262,7 @@ def test_openspiel_ismcts_enters_a_tournament(tmp_path: Path) -> None:
     import sqlite3
 
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     spec = "openspiel:ismcts,simulations=3"
     cfg = load_config(None, dict(

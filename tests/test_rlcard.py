@@ -1,4 +1,4 @@
-"""400 as an RLCard environment (issue 60): the Env's API as RLCard's agents use it, DQN and
+"""400 as an RLCard environment: the Env's API as RLCard's agents use it, DQN and
 NFSP running on it unchanged, the DMC example trained at a tiny size and its model playing a
 tournament as ``rlcard:PATH``, and bad model files refused in one line. Needs the ``rlcard``
 extra; CI sets FOURHUNDRED_REQUIRE_RLCARD=1, which fails a skip."""
@@ -146,7 +146,7 @@ def test_the_dmc_example_saves_a_model_a_curve_and_its_manifest(dmc_run: Path) -
 
 def test_the_dmc_model_plays_a_tournament_as_rlcard_path(dmc_run: Path, tmp_path: Path) -> None:
     from fourhundred_tournament.config import load_config
-    from fourhundred_tournament.parallel import run_tournament
+    from fourhundred_tournament.tournament import run_tournament
 
     spec = f"rlcard:{dmc_run}"
     agent = make_agent(spec)

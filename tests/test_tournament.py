@@ -28,10 +28,10 @@ from fourhundred_tournament.config import (
     spec_files,
 )
 from fourhundred_tournament.db import DatabaseMismatchError, ResultsDB
-from fourhundred_tournament.parallel import GameProgress, run_tournament
 from fourhundred_tournament.planning import plan_jobs
 from fourhundred_tournament.report import build_report, format_report, write_report
 from fourhundred_tournament.runner import LockstepRunner, Records
+from fourhundred_tournament.tournament import GameProgress, run_tournament
 
 
 # -- misbehaving agents -------------------------------------------------------------------------

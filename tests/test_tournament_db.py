@@ -23,7 +23,7 @@ from fourhundred_tournament.db import (
     WriterLock,
     lock_path,
 )
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 
 ARGS = ["--agents", "heuristic", "minbid", "--matches", "2", "--max-hands", "3", "--workers",
         "1", "--no-progress", "--bootstrap", "0"]  # fmt: skip

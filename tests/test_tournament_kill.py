@@ -17,7 +17,7 @@ import pytest
 
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import lock_path
-from fourhundred_tournament.parallel import run_tournament
+from fourhundred_tournament.tournament import run_tournament
 from tests.test_tournament_resume import same_rows
 
 FOURHUNDRED = str(Path(sys.executable).with_name("fourhundred"))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fourhundred_cli import main as cli_main
 from fourhundred_env.engine import deal_sets
-from fourhundred_env.game_record import read_record
+from fourhundred_env.game_records.files import read_record
 from fourhundred_env.table import Table
 from fourhundred_tournament.config import load_config
 from fourhundred_tournament.db import (
@@ -30,8 +30,8 @@ from fourhundred_tournament.db import (
     decode_moves,
     encode_moves,
 )
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game
+from fourhundred_tournament.tournament import run_tournament
 from tests.dbedit import reseal, to_schema_1
 from tests.test_tournament_resume import same_rows, table_rows
 

@@ -17,8 +17,8 @@ import pytest
 
 from fourhundred_tournament import ray_backend
 from fourhundred_tournament.config import load_config
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.runner import Records
+from fourhundred_tournament.tournament import run_tournament
 from tests.test_tournament_kill import _finished, _wait_for_rows
 from tests.test_tournament_resume import STOCHASTIC, same_rows, table_rows
 

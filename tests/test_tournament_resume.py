@@ -16,8 +16,8 @@ from fourhundred_agents.neural.agent import sample_from_probs
 from fourhundred_env import Engine, Rules
 from fourhundred_env.view import seat_view
 from fourhundred_tournament.config import TournamentConfig, load_config
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.runner import Records
+from fourhundred_tournament.tournament import run_tournament
 
 STOCHASTIC = ["heuristic:epsilon=0.3", "random", "pimc:worlds=2",
               "neural:agents/pretrained/selfplay.pt,sample=true"]  # fmt: skip

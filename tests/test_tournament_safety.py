@@ -1,4 +1,4 @@
-"""Fair and safe tournaments (issue 40): secret deals a bot cannot recompute, results hidden
+"""Fair and safe tournaments: secret deals a bot cannot recompute, results hidden
 from sandboxed bots, databases that run no code, writes whole or not at all, rows checked on
 read, and sizes bounded before anything is played."""
 
@@ -26,8 +26,8 @@ from fourhundred_tournament.db import (
     ResultsDB,
 )
 from fourhundred_tournament.deals import read_deals
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.replay import label_blockers, replay_game, tournament_info
+from fourhundred_tournament.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"agents": ["heuristic", "random"], "matches": 2, "seed": 5, "max_hands": 3,
@@ -165,7 +165,7 @@ def test_the_same_seed_deals_otherwise_and_the_database_keeps_its_secret(
     first, again = _cfg(tmp_path, "first"), _cfg(tmp_path, "again")
     run_tournament(first)
     run_tournament(again)
-    # each tournament draws its own secret (issue 58): the same seed deals otherwise
+    # each tournament draws its own secret: the same seed deals otherwise
     assert _results(first.db_path) != _results(again.db_path)
     with ReadOnlyResults(first.db_path) as a, ReadOnlyResults(again.db_path) as b:
         assert read_deals(a.meta()) != read_deals(b.meta())

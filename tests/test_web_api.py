@@ -1,6 +1,6 @@
 """The web server's JSON API (fourhundred_web): play, watch, and every bad request refused.
 
-Every call on a table after its creation carries the table's token (issue 40): `_new` keeps
+Every call on a table after its creation carries the table's token: `_new` keeps
 it and `_auth` sends it. The hostile cases (tokens, hosts, origins, bodies, a slow bot, secret
 deals, fuzzed requests) are in tests/test_web_safety.py."""
 
@@ -86,7 +86,7 @@ def test_options_offer_the_registered_bots_and_the_bundled_networks(client: Test
 
 
 def test_options_name_no_file_and_offer_no_bot_that_can_only_fail(client: TestClient) -> None:
-    """Issue 37: bots go by public names (a checkpoint's file name, never its path), strongest
+    """Bots go by public names (a checkpoint's file name, never its path), strongest
     first with a note on speed; `cmd` and `compose` need a command or parts: not offered."""
     r = client.get("/api/options")
     assert "/" not in r.text and "\\\\" not in r.text, r.text  # no path, POSIX or Windows

@@ -146,7 +146,7 @@ def test_a_secret_table_answers_only_its_page_and_new_match_closes_it(
     assert closed == 404
 
 
-# -- the layout at a phone's, a tablet's, a laptop's and a wide screen's width (issue 37) ----------
+# -- the layout at a phone's, a tablet's, a laptop's and a wide screen's width ---------------------
 WIDTHS = (390, 768, 1280, 1920)
 _OVERFLOW = """(selector) => [...document.querySelectorAll(selector)].filter((e) => e.offsetParent)
     .map((e) => { const r = e.getBoundingClientRect();

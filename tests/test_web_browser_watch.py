@@ -94,7 +94,7 @@ def test_a_ladder_s_ratings_history_and_a_cmd_bot_s_replay(page: Any, ladder_url
     page.screenshot(path=str(SHOTS / "ladder-390.png"))
 
 
-# -- a record: downloaded from Play, opened in Watch (issue 37) --------------------------------------
+# -- a record: downloaded from Play, opened in Watch -----------------------------------------------
 @pytest.fixture(scope="module")
 def plain_url() -> Iterator[str]:
     """A server with no database: Watch opens record files only."""
@@ -104,7 +104,7 @@ def plain_url() -> Iterator[str]:
 
 
 def test_a_played_hand_downloaded_and_replayed_in_watch(page: Any, plain_url: str) -> None:
-    from fourhundred_env.game_record import parse_record
+    from fourhundred_env.game_records.files import parse_record
 
     page.goto(f"{plain_url}/#play")
     page.select_option("#speed", "0")

@@ -1,4 +1,4 @@
-"""Watch on a ladder (issue 36), through the JSON API: the rating list with intervals, the
+"""Watch on a ladder, through the JSON API: the rating list with intervals, the
 ratings after each event, each pairing's matches, and a ``cmd:`` bot's games replayed card by
 card while its program is the one the ladder fingerprinted, refused with the file's name when
 it changed. The page itself: tests/test_web_browser_watch.py."""
@@ -153,7 +153,7 @@ def test_a_bot_program_without_moves_is_never_run_and_the_reason_says_so(
         assert not twin["exact"] and twin["reason"] == f"cannot replay the cards: {why}"
         # the stored bids and scores are still shown, no card
         assert twin["hands"] and not any(h["replayed"] or "plays" in h for h in twin["hands"])
-    assert not marker.exists()  # (issue 58: a database's spec ran on the first request)
+    assert not marker.exists()  # a spec read from the database starts no program
 
 
 def test_a_tournament_database_has_no_ladder_view(results_db: Path) -> None:

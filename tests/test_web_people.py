@@ -1,4 +1,4 @@
-"""Several people at one web table (issue 37), through the API: one to four people's seats,
+"""Several people at one web table, through the API: one to four people's seats,
 bots in the others, a token per seat that acts and sees for that seat alone; another seat's
 cards in no answer to a token over a whole match; out of turn, foreign, expired and wrong
 tokens refused with nothing changed. The pages: tests/test_web_browser_people.py."""

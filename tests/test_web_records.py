@@ -1,4 +1,4 @@
-"""Game records in the web app (issue 37), through the API: the Play page's download of the
+"""Game records in the web app, through the API: the Play page's download of the
 match played (the finished hands only, to the table's token holder, seats by public name),
 and Watch's upload of a record file (parsed and replayed; a malformed one refused in one line;
 capped in size); ``fourhundred serve --record FILE``. The page itself:
@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from fourhundred_cli import main
 from fourhundred_env.errors import RecordError
-from fourhundred_env.game_record import parse_record
+from fourhundred_env.game_records.files import parse_record
 from fourhundred_web.app import create_app
 from fourhundred_web.records import MAX_RECORD_UPLOAD
 from tests.web import one_line as _one_line

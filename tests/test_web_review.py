@@ -1,8 +1,9 @@
-"""Engine analysis in the web app (issue 37), through the API, fourhundred_web.reviews and
-fourhundred_web.hints: a game's review as a background job (one at a time, a capped queue, progress, cached, stopped
-on request or when abandoned; its values those of `fourhundred analyse`), a Play table's
-finished hands reviewed by its token holder, and the hint at a person's turn (their own view
-only: the same whatever the other seats hold; only for the seat to play). The page itself:
+"""Engine analysis in the web app, through the API, fourhundred_web.reviews and
+fourhundred_web.hints: a game's review as a background job (one at a time, a capped queue,
+progress, cached, stopped on request or when abandoned; its values those of `fourhundred
+analyse`), a Play table's finished hands reviewed by its token holder, and the hint at a
+person's turn (their own view only: the same whatever the other seats hold; only for the seat
+to play). The page itself:
 tests/test_web_browser_review.py."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from starlette.testclient import TestClient
 
 from fourhundred_agents.analysis import ActionValues, analyse_decisions
 from fourhundred_env.cards import parse_action
-from fourhundred_env.game_record import decisions, parse_record
+from fourhundred_env.game_records.files import decisions, parse_record
 from fourhundred_env.table import Table
 from fourhundred_web.app import create_app
 from fourhundred_web.hints import Hints

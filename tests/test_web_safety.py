@@ -1,4 +1,4 @@
-"""The web server, fair and safe (issue 40, item 6 and item 1's web part).
+"""The web server, fair and safe.
 
 Secret deals (the cheating strategy: everything the browser is sent, dealt with the project's
 own functions, predicts the bots' cards no better than chance), tokens, no eviction of

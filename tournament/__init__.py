@@ -13,8 +13,10 @@ One module per job, imports pointing one way (down this list):
 - :mod:`fourhundred_tournament.db`: the SQLite results, one named row type per table;
 - :mod:`fourhundred_tournament.planning`: the games cut into jobs (one pairing, a chunk of match ids);
 - :mod:`fourhundred_tournament.runner`: one job played on many tables in lockstep, under the conduct rules;
-- :mod:`fourhundred_tournament.parallel`: :func:`~fourhundred_tournament.parallel.run_tournament`, the jobs spread
-  over worker processes;
+- :mod:`fourhundred_tournament.parallel` and :mod:`fourhundred_tournament.ray_backend`: the jobs spread over
+  worker processes, or over a Ray cluster;
+- :mod:`fourhundred_tournament.tournament`: :func:`~fourhundred_tournament.tournament.run_tournament`, the
+  entry point: the database opened or resumed, the jobs planned and handed to a backend;
 - :mod:`fourhundred_tournament.ratings` and :mod:`fourhundred_tournament.report`: Wilson intervals, Bradley-Terry
   Elo, the leaderboard as text, JSON and CSV;
 - :mod:`fourhundred_tournament.figures` and :mod:`fourhundred_tournament.plots`: the report's figures (matplotlib,

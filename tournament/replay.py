@@ -43,7 +43,7 @@ from fourhundred_agents.protocol import Agent
 from fourhundred_agents.registry import make_agent
 from fourhundred_env.cards import hand_text
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.history import HandRecord
+from fourhundred_env.game_records.hands import HandRecord
 from fourhundred_env.registry import parse_spec
 from fourhundred_env.rules import Rules
 from fourhundred_env.table import Table

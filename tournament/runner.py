@@ -16,7 +16,7 @@ Each hand's row keeps its moves (the dealt hands and every action in order,
 :mod:`fourhundred_tournament.db.moves`), recorded at each step for all tables at once.
 
 Rows go to a sink as they are produced (:class:`Records`, the columns of :mod:`fourhundred_tournament.db`);
-:mod:`fourhundred_tournament.parallel` streams them into SQLite, so rerunning the same tournament resumes
+:mod:`fourhundred_tournament.tournament` streams them into SQLite, so rerunning the same tournament resumes
 it, and a database from another tournament is refused unchanged.
 """
 

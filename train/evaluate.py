@@ -28,8 +28,8 @@ def evaluate_pair(
     """
     from fourhundred_tournament.config import TournamentConfig
     from fourhundred_tournament.db import ResultsDB
-    from fourhundred_tournament.parallel import run_tournament
     from fourhundred_tournament.report import build_report, write_report
+    from fourhundred_tournament.tournament import run_tournament
 
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     cfg = TournamentConfig(

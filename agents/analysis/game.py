@@ -1,9 +1,9 @@
 """Engine analysis of a game: every decision's legal actions valued, and where value was lost.
 
-:func:`analyse_record` takes a game record (``fourhundred_env.game_record.GameRecord``;
-``game_record.decisions(record)`` gives each decision's hand, move, seat, table and the action
-played) and an
-agent that values actions (:mod:`fourhundred_agents.analysis.values`). At each decision with a choice,
+:func:`analyse_record` takes a game record (``fourhundred_env.game_records.data.GameRecord``;
+``decisions(record)`` of :mod:`fourhundred_env.game_records.files` gives each decision's hand,
+move, seat, table and the action played) and an agent that values actions
+(:mod:`fourhundred_agents.analysis.values`). At each decision with a choice,
 every legal action is valued from the deciding seat's view only (what that seat knew then);
 the *best* is the action of highest value, and the *loss* of the action taken is the best's
 value minus its own, with the standard error of that difference (paired world by world).
@@ -29,7 +29,7 @@ import numpy as np
 from fourhundred_agents.analysis.values import ActionValuer, ActionValues, make_valuer
 from fourhundred_env.cards import action_text, parse_action
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import decisions
+from fourhundred_env.game_records.files import decisions
 from fourhundred_env.phases import Phase, phase_name
 from fourhundred_env.view import SeatView, seat_view
 
@@ -50,8 +50,9 @@ BATCH = 8
 
 
 class DecisionLike(Protocol):
-    """A decision of a game, as ``game_record.decisions(record)`` gives it: the table (a Table at the
-    decision: ``engine`` and ``state``), who decided and what was played (action text)."""
+    """A decision of a game, as :func:`fourhundred_env.game_records.files.decisions` gives it:
+    the table (a Table at the decision: ``engine`` and ``state``), who decided and what was
+    played (action text)."""
 
     hand: int
     move: int
@@ -263,10 +264,11 @@ def analyse_decisions(
     noise: float = NOISE,
     max_decisions: int | None = None,
 ) -> Analysis:
-    """The analysis of a game's decisions (``game_record.decisions(record)``, or any objects with
-    hand, move, seat, table and action) by `agent`: an agent spec (made by
-    :func:`~fourhundred_agents.analysis.values.make_valuer` under the first decision's rules, its worlds
-    from `seed`) or a valuer. Only the decisions of hand `hand` (if given) in `phases` ("bid",
+    """The analysis of a game's decisions (``decisions(record)`` of
+    :mod:`fourhundred_env.game_records.files`, or any objects with hand, move, seat, table and
+    action) by `agent`: an agent spec (made by
+    :func:`~fourhundred_agents.analysis.values.make_valuer` under the first decision's rules,
+    its worlds from `seed`) or a valuer. Only the decisions of hand `hand` (if given) in `phases` ("bid",
     "play") are analysed. `progress(done, total)` is called as decisions are valued; `labels`
     names the seats' players; `top` bounds each seat's list of mistakes. A decision whose
     action is not legal at its table raises FourHundredError, and so do more than

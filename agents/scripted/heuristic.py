@@ -2,7 +2,7 @@
 
 :class:`HeuristicAgent` decides for the K tables of a view in one call of a compiled kernel
 (:func:`decide`) that loops over the view's records (``view.records``, see
-:mod:`fourhundred_env.records`), bids and cards mixed, on uint64 card sets. One table and
+:mod:`fourhundred_env.batches`), bids and cards mixed, on uint64 card sets. One table and
 4,096 tables take the same code, and a table decides the same alone or in a batch. The
 kernels run unchanged as plain Python under ``NUMBA_DISABLE_JIT=1``.
 

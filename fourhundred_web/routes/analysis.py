@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from fourhundred_env.errors import FourHundredError
-from fourhundred_env.game_record import GameRecord, parse_record
+from fourhundred_env.game_records.files import GameRecord, parse_record
 from fourhundred_web.answers import api
 from fourhundred_web.bots import public_text
 from fourhundred_web.play import OutOfTurnError

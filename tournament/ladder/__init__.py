@@ -5,7 +5,7 @@ they are missing (each new bot against every bot on it, duplicate, on the ladder
 of match m is dealt from ``(seed, m, k)`` whatever the pairing, so a new bot's games are
 comparable with the old ones); ``ladder remove`` retires a bot and keeps its games; ``ladder
 report`` reads everything from the file. The games are played by the tournament's own machinery
-(:func:`fourhundred_tournament.parallel.play_pairings`: the same jobs, runner, backends, resume and writer
+(:func:`fourhundred_tournament.tournament.play_pairings`: the same jobs, runner, backends, resume and writer
 lock), so a ladder whose bots never changed holds the rows of a tournament of the same bots.
 
 - :mod:`fourhundred_tournament.db.ladder`: the ladder's tables (bots, events, pairings) and how any

@@ -4,7 +4,7 @@
 not load is one line), then, holding the database's writer lock (a second add on the same file
 is refused naming the first), the file is checked (damage, a newer schema, another ladder's
 settings, a bot already on it). Only then is the event written, in one transaction with its
-bots and the pairings it plans, and the games played by :func:`fourhundred_tournament.parallel.play_pairings`.
+bots and the pairings it plans, and the games played by :func:`fourhundred_tournament.tournament.play_pairings`.
 A run stopped at any point is resumed by the same command: its bots are on the ladder already,
 their event unfinished, and only the games missing are played, the same rows as a straight run.
 
@@ -74,9 +74,9 @@ from fourhundred_tournament.deals import (
     read_deals,
     with_real_paths,
 )
-from fourhundred_tournament.parallel import check_agents, connect_backend, play_pairings
 from fourhundred_tournament.planning import SEEDING_SCHEME, Pairing
 from fourhundred_tournament.runner import Records
+from fourhundred_tournament.tournament import check_agents, connect_backend, play_pairings
 
 __all__ = ["DEFAULT_MATCHES", "AddSummary", "LadderError", "add_bots", "remove_bots"]
 

@@ -1,4 +1,5 @@
-"""Game records of 400: a match written down so that it can be saved, read and played again.
+"""Game records parsed, read, written and gone through decision by decision, each replayed
+through a :class:`~fourhundred_env.table.Table`.
 
 A :class:`GameRecord` is the rules, the seats' labels, the match's start (first dealer,
 scores, target) and per hand the dealer, the deal, the bids in order, every card in order and
@@ -7,12 +8,13 @@ the result. It has two forms, both of version :data:`FORMAT_VERSION` (docs/recor
 - text, line by line, for people to read and write by hand;
 - JSON, ``{"format": "fourhundred-record", "version": 1, ...}``.
 
-The record's data and its writers are :mod:`fourhundred_env.record_data`, its readers
-:mod:`fourhundred_env.record_text`, its replay :mod:`fourhundred_env.record_replay`; this
-module puts them together with :class:`~fourhundred_env.table.Table`.
+The record's data and its writers are :mod:`fourhundred_env.game_records.data`, its
+readers :mod:`fourhundred_env.game_records.readers`, its replay
+:mod:`fourhundred_env.game_records.replay`; this module puts them together with
+:class:`~fourhundred_env.table.Table`.
 
 Every load replays the record through :class:`~fourhundred_env.table.Table` (``deal`` and
-``act``, :mod:`fourhundred_env.record_replay`), so each move is checked by the engine; a
+``act``, :mod:`fourhundred_env.game_records.replay`), so each move is checked by the engine; a
 record that is not a game of 400 raises
 :class:`~fourhundred_env.errors.RecordError` in one line naming the hand and the move::
 
@@ -31,10 +33,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fourhundred_env.errors import RecordError, short
-from fourhundred_env.record_data import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
-from fourhundred_env.record_replay import Decision
-from fourhundred_env.record_replay import decisions as _decisions
-from fourhundred_env.record_text import json_to_record, text_to_record
+from fourhundred_env.game_records.data import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
+from fourhundred_env.game_records.readers import json_to_record, text_to_record
+from fourhundred_env.game_records.replay import Decision
+from fourhundred_env.game_records.replay import decisions as _decisions
 from fourhundred_env.table import Table
 
 __all__ = [

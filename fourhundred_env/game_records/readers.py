@@ -1,11 +1,12 @@
-"""The text and JSON forms of a game record (:mod:`fourhundred_env.game_record`, docs/records.md).
+"""A game record's text and JSON forms read (:mod:`fourhundred_env.game_records.files`,
+docs/records.md).
 
 The text form is line by line: ``key: value`` (the colon may be left out), ``#`` starts a
 comment (at the start of a line or after a space), blank lines and spacing do not matter,
 nor does the case of keys and cards. It opens with ``fourhundred-record 1``; a header (the
 rules, the seats, the start) comes before the first ``hand N`` line, and each hand's lines
 after its own. Reading here only turns text into a :class:`GameRecord`; whether it is a game
-of 400 is for the replay (:func:`~fourhundred_env.game_record.parse_record`) to say.
+of 400 is for the replay (:func:`~fourhundred_env.game_records.files.parse_record`) to say.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from fourhundred_env.configs import build
 from fourhundred_env.errors import FourHundredError, RecordError, short
-from fourhundred_env.record_data import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
+from fourhundred_env.game_records.data import FORMAT, FORMAT_VERSION, GameRecord, RecordedHand
 from fourhundred_env.rules import PRESETS, Rules
 
 __all__ = ["json_to_record", "text_to_record"]

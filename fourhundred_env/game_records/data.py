@@ -1,6 +1,6 @@
 """The data of a game record (:class:`GameRecord`, :class:`RecordedHand`) and how it is
 written, as text and as JSON (docs/records.md). Reading a record, and everything that plays one
-through a table, is above this module: :mod:`fourhundred_env.game_record`."""
+through a table, is above this module: :mod:`fourhundred_env.game_records.files`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from fourhundred_env.cards import card_text, parse_card
 from fourhundred_env.errors import FourHundredError, RecordError, short
-from fourhundred_env.history import HandRecord, Scores
+from fourhundred_env.game_records.hands import HandRecord, Scores
 from fourhundred_env.rules import PRESETS, Rules
 
 __all__ = [
@@ -38,7 +38,7 @@ class RecordedHand:
 
     Cards are written as :func:`~fourhundred_env.cards.card_text` does (``"10S"``), the deal
     as :func:`~fourhundred_env.cards.hand_text` does (``"AH 10H | KS | 2C"``), as in
-    :class:`~fourhundred_env.history.HandRecord`.
+    :class:`~fourhundred_env.game_records.hands.HandRecord`.
     """
 
     deal: tuple[str, str, str, str]

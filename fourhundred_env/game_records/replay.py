@@ -2,7 +2,7 @@
 
 Every move goes through ``Table.deal`` and ``Table.act``, so the engine checks it; what is
 wrong is raised as one :class:`~fourhundred_env.errors.RecordError` line naming the hand and
-the move (:mod:`fourhundred_env.game_record`). The table module imports this one, so the
+the move (:mod:`fourhundred_env.game_records.files`). The table module imports this one, so the
 table comes in as an argument (``table``, or ``table_class`` to make one), never by import.
 """
 
@@ -19,27 +19,28 @@ from fourhundred_env.cards import (
     NUM_CARDS,
     REDEAL_ACTION,
     action_text,
-    card_text,
     hand_text,
     parse_action,
-    parse_hand,
+    parse_deal,
 )
 from fourhundred_env.errors import (
     CardError,
+    DealError,
     FourHundredError,
     IllegalActionError,
     RecordError,
     short,
 )
-from fourhundred_env.history import HandRecord
-from fourhundred_env.record_data import GameRecord, RecordedHand
+from fourhundred_env.game_records.data import GameRecord, RecordedHand
+from fourhundred_env.game_records.hands import HandRecord
 
 __all__ = ["Decision", "decisions", "replay", "replayed", "start_table", "table_record"]
 
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of a record, as :func:`~fourhundred_env.game_record.decisions` gives it."""
+    """One decision of a record, as :func:`~fourhundred_env.game_records.files.decisions`
+    gives it."""
 
     hand: int
     """The hand's number in the record, from 1."""
@@ -166,19 +167,11 @@ def _check_deal(hand: RecordedHand, where: str) -> None:
         raise RecordError(f"{where}: {short(hand)}: expected a RecordedHand")
     if isinstance(hand.deal, str) or len(hand.deal) != 4:
         raise RecordError(f"{where}, deal: {short(hand.deal)}: expected the 4 hands of S0 to S3")
-    owner: dict[int, int] = {}
-    for seat, text in enumerate(hand.deal):
-        try:
-            cards = parse_hand(text)
-        except CardError as e:
-            raise RecordError(f"{where}, deal of S{seat}: {e}") from None
-        for c in cards:
-            if c in owner:
-                raise RecordError(
-                    f"{where}, deal: card {card_text(c)} is dealt to S{owner[c]} and to "
-                    f"S{seat}: expected every card exactly once"
-                )
-            owner[c] = seat
+    try:
+        parse_deal(hand.deal, ("S0", "S1", "S2", "S3"))
+    except DealError as e:
+        deal = f"{where}, deal" + ("" if e.seat is None else f" of S{e.seat}")
+        raise RecordError(f"{deal}: {e}") from None
 
 
 def _act(table: Any, action: str, where: str) -> None:
