@@ -28,7 +28,10 @@ def run(checkout: Path, argv: list[str]) -> list[str]:
     python = checkout / ".venv" / "bin" / "python"
     out = subprocess.run([str(python), *argv], cwd=checkout, capture_output=True, text=True,
                          check=True)  # fmt: skip
-    return [line for line in out.stdout.splitlines() if NUMBER.search(line)]
+    return [
+        line for line in out.stdout.splitlines()
+        if NUMBER.search(line) and not line.startswith("#") and not line.startswith("|---")
+    ]  # fmt: skip
 
 
 def figures(line: str) -> list[float]:
@@ -53,7 +56,8 @@ def main() -> None:
     print("| line | before | after | after / before |")
     print("|---|---:|---:|---:|")
     for i, line in enumerate(runs["after"][0]):
-        label = NUMBER.sub("#", line).strip(" |#")[:70]
+        cells = [c.strip() for c in line.strip("| ").split("|")]
+        label = (f"{cells[0]} (B {cells[1]})" if len(cells) > 2 else NUMBER.sub("#", line))[:70]
         try:
             a = [figures(rounds[i]) for rounds in runs["after"]]
             b = [figures(rounds[i]) for rounds in runs["before"]]
