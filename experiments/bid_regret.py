@@ -1,4 +1,4 @@
-"""Bidders' gain per bid over heuristic-v1's bids, valued by the bid search itself (issue 20).
+"""Bidders' gain per bid over heuristic-v1's bids, valued by the bid search itself.
 
     .venv/bin/python experiments/bid_regret.py "neural-bid:agents/pretrained/bidder.pt" \
         --positions 4000 --seed 4343 --values /tmp/bid_regret_4343.npz

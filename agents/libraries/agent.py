@@ -135,8 +135,8 @@ class OpenSpielSettings:
     bot: Literal["ismcts", "random"]
     """Which OpenSpiel bot plays."""
     simulations: int = 1000
-    """IS-MCTS: simulations a decision (OpenSpiel's MCTS example's default; about 100 make
-    20 ms a decision on the 2-core machine, BENCHMARKS.md)."""
+    """IS-MCTS: simulations a decision (OpenSpiel's MCTS example's default: about 1.5 s a
+    decision on the 2-core machine; 16 to 24 make about 20 ms, BENCHMARKS.md)."""
     uct_c: float = 2.0
     """IS-MCTS: the UCT exploration constant (OpenSpiel's default; returns are team points)."""
     rollouts: int = 1
