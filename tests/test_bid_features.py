@@ -189,3 +189,22 @@ def test_a_checkpoint_that_reads_features_it_does_not_name_is_refused(
     torch.save(data, tmp_path / "nameless.pt")
     with pytest.raises(FourHundredError, match="records no feature function's name"):
         make_agent(f"neural-bid:{tmp_path / 'nameless.pt'},features={EXAMPLE}", Rules(), 0)
+
+
+def test_a_spec_read_from_data_that_names_features_is_never_made() -> None:
+    """A spec that names code to import (features=) is judged, from its text, as one that
+    starts a program: a database's or a checkpoint's spec of it is never made."""
+    from fourhundred_env.registry import starts_program
+
+    assert starts_program(f"neural-bid:x.pt,features={EXAMPLE}")
+    assert starts_program(f"compose:bid=neural:x.pt, Features ={EXAMPLE},play=heuristic-v1")
+    assert not starts_program("neural-bid:agents/pretrained/bidder.pt")
+    assert not starts_program("neural-bid:my_features=1.pt")
+
+
+def test_a_checkpoint_whose_card_player_names_features_is_refused(trained, tmp_path) -> None:
+    data = torch.load(trained[0], weights_only=True)
+    data["extra"]["play_policy"] = f"compose:bid=neural:x.pt,features={EXAMPLE},play=heuristic"
+    torch.save(data, tmp_path / "sly.pt")
+    with pytest.raises(FourHundredError, match="never run as a program"):
+        make_agent(f"neural-bid:{tmp_path / 'sly.pt'},features={EXAMPLE}", Rules(), 0)
