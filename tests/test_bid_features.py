@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from fourhundred_agents import make_agent  # noqa: E402
 from fourhundred_agents.neural.agent import net_inputs  # noqa: E402
-from fourhundred_agents.neural.bid_net import BidNetConfig  # noqa: E402
+from fourhundred_agents.neural.bid_net import SHARED_SIZE, BidNetConfig  # noqa: E402
 from fourhundred_agents.neural.extra_features import load_features, sample_views  # noqa: E402
 from fourhundred_agents.neural.network import NetConfig  # noqa: E402
 from fourhundred_cli import main  # noqa: E402
@@ -72,6 +72,19 @@ def test_a_run_with_features_records_their_name_and_width_only(trained) -> None:
     assert net.trunk[0].weight.shape[1] == NetConfig().obs_size + 3
 
 
+def test_a_run_with_features_resumes_exactly(trained, tmp_path: Path) -> None:
+    """An iteration's features are worked out again from its saved views on a resume: the
+    same weights as the straight run, bit for bit."""
+    base = [*TINY, "net=mlp", f"features={EXAMPLE}"]
+    one = load_bid_q_config("configs/bidding_q.yaml", [*base, "iterations=1"])
+    BidQTrainer(one, tmp_path / "c", progress=False).train()
+    two = load_bid_q_config("configs/bidding_q.yaml", base)
+    BidQTrainer(two, tmp_path / "c", resume=True, progress=False).train()
+    a = torch.load(trained[0], weights_only=True)["state_dict"]
+    b = torch.load(tmp_path / "c" / "policy.pt", weights_only=True)["state_dict"]
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_the_checkpoint_bids_with_features_named_again(trained) -> None:
     path, net = trained
     agent = make_agent(f"neural-bid:{path},features={EXAMPLE}", Rules(), 0)
@@ -119,12 +132,17 @@ def test_a_checkpoint_is_refused_without_its_features_or_with_others(
 
 
 def test_a_bid_features_network_reads_them_after_its_shared_entries(tmp_path: Path) -> None:
+    """net bid_features: the trunk reads them after its shared entries; the run's own
+    evaluations play its checkpoint with them."""
     cfg = load_bid_q_config(
         "configs/bidding_q.yaml",
-        [*TINY, "positions=200", "iterations=1", "net=bid_features", f"features={EXAMPLE}"],
-    )
+        [*TINY, "positions=200", "iterations=1", "net=bid_features", f"features={EXAMPLE}",
+         "eval_every=1", "eval_deals=1", "eval_matches=1"],
+    )  # fmt: skip
     trainer = BidQTrainer(cfg, tmp_path / "run", progress=False)
-    trainer.train()
+    (row,) = trainer.train()  # judged as it trains: the evaluations name the features too
+    assert trainer.net.trunk[0].weight.shape[1] == SHARED_SIZE + 3
+    assert np.isfinite(row["eval/bid_dwin_pp"]) and "eval/win_rate" in row
     data = torch.load(tmp_path / "run" / "policy.pt", weights_only=True)
     assert data["net"]["extra_inputs"] == 3 and data["extra"]["features"]["size"] == 3
     agent = make_agent(f"neural-bid:{tmp_path / 'run' / 'policy.pt'},features={EXAMPLE}",
