@@ -153,14 +153,16 @@ def check_name(name: str, source: str) -> str:
     return name
 
 
-_PROGRAM = re.compile(r"(?i)cmd\s*:")
+_PROGRAM = re.compile(r"(?i)cmd\s*:|(?:^|[:,])\s*features\s*=")
 
 
 def starts_program(spec: str) -> bool:
-    """Whether the agent of `spec` may start a program: it is a ``cmd:`` bot, or names one in
-    its settings (a ``compose:`` part, a base or partner bot). Judged from the text alone,
-    before anything is made; a spec read from data (a database, a record, a request, a
-    checkpoint) that starts a program is never run (docs/security.md)."""
+    """Whether the agent of `spec` may start a program or run code the spec names: it is a
+    ``cmd:`` bot, or names one in its settings (a ``compose:`` part, a base or partner bot),
+    or names bid features of its owner to import (``features=``,
+    agents/neural/extra_features.py). Judged from the text alone, before anything is made; a
+    spec read from data (a database, a record, a request, a checkpoint) that does is never
+    run (docs/security.md)."""
     return bool(_PROGRAM.search(str(spec)))
 
 

@@ -60,3 +60,26 @@ def test_the_guide_s_commands_run_at_a_small_size(tmp_path: Path, monkeypatch, c
                  f"runs_dir={tmp_path / 'reward'}"]) == 0  # fmt: skip
     assert "fourhundred train bidding_short" in GUIDE
     assert main(["train", "bidding_short", *SMALL_PPO, f"runs_dir={tmp_path / 'ppo'}"]) == 0
+
+
+def test_the_guide_s_own_features_commands_run_at_a_small_size(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Going further, your own bid features: the run, then its bidder judged with them."""
+    monkeypatch.chdir(ROOT)
+    runs = tmp_path / "runs"
+    feature = "features=examples/bid_features.py:honours_and_partner"
+    argv = _guide(f"fourhundred train bidding_q_short {feature}")
+    assert main([*argv, *SMALL_Q, f"runs_dir={runs}"]) == 0
+    (run,) = runs.iterdir()
+    argv = [
+        a.replace(RUN, str(run))
+        for a in _guide(
+            f'fourhundred bid-eval "neural-bid:{RUN}/policy.pt,{feature}" --report --deals 128 '
+            "--matches 0"
+        )
+    ]
+    argv[argv.index("--deals") + 1] = "1"
+    capsys.readouterr()
+    assert main([*argv, "--out", str(tmp_path / "report")]) == 0
+    assert "bidder - heuristic-v1" in capsys.readouterr().out

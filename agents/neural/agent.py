@@ -49,10 +49,15 @@ def blank_fields(obs: np.ndarray, names: tuple[str, ...] | list[str]) -> np.ndar
 
 def net_inputs(net, view: SeatView, rules: Rules, blank: tuple = ()) -> tuple:
     """A network's inputs at a view's tables, as numpy arrays: the observation (`blank`
-    fields zero), or what a network that reads more (agents/neural/bid_net.py) works out itself."""
+    fields zero), or what a network that reads more (agents/neural/bid_net.py) works out
+    itself; then, for a network that reads its owner's bid features (its
+    ``extra_features``, agents/neural/extra_features.py), their (K, F) float32 columns."""
     if hasattr(net, "view_inputs"):
-        return net.view_inputs(view, rules)
-    return (blank_fields(encode_observation(view), blank),)
+        inputs = tuple(net.view_inputs(view, rules))
+    else:
+        inputs = (blank_fields(encode_observation(view), blank),)
+    hook = getattr(net, "extra_features", None)
+    return inputs if hook is None else (*inputs, hook(view))
 
 
 def renamed_inputs(net, inputs: tuple) -> tuple:
@@ -80,11 +85,14 @@ class NeuralAgent(Agent):
         net=None,
         dtype=None,
         symmetric: bool = False,
+        features: str = "",
     ) -> None:
         """Loads the checkpoint at `path`, or, given `net`, plays a copy of that network in
         memory (see from_net) in `dtype` (float32 unless given), on `device` (a device
         setting, agents/neural/device.py; ConfigError if this machine lacks it); `symmetric`:
-        its policy averaged over the six renamings of the plain suits."""
+        its policy averaged over the six renamings of the plain suits; `features`: the bid
+        features its network was trained with, named again by its owner
+        (agents/neural/extra_features.py; a checkpoint names no code)."""
         super().__init__(rules, seed)
         import torch
 
@@ -93,17 +101,32 @@ class NeuralAgent(Agent):
         self._torch = torch
         self.dtype = dtype or torch.float32
         self.device = torch_device(device)
+        hook = None
+        if features:  # checked on sample views before the checkpoint is read
+            from fourhundred_agents.neural.extra_features import load_features
+
+            hook = load_features(features, rules)
+            if symmetric:
+                raise ConfigError(
+                    f"features={features!r} with symmetric=true: expected one of them (the "
+                    "six renamings of the plain suits would need your features of each)"
+                )
         if net is None:
             from fourhundred_agents.neural.checkpoint import load_policy
 
             self.net, self.trained_rules, self.meta = load_policy(
-                path, rules=rules, device=self.device
+                path, rules=rules, device=self.device, features=hook
             )
         else:
             import copy
 
             self.net = copy.deepcopy(net).to(device=self.device, dtype=self.dtype)
             self.trained_rules, self.meta = rules, {}
+            if symmetric and getattr(self.net, "extra_features", None) is not None:
+                raise ConfigError(
+                    "a network reading bid features of its owner with symmetric=true: "
+                    "expected one of them (the six renamings would need your features of each)"
+                )
         blank = self.meta.get("extra", {}).get("blank_fields", ())
         unknown = [name for name in blank if name not in OBS_FIELDS]
         if unknown:
@@ -116,11 +139,12 @@ class NeuralAgent(Agent):
 
         # a bidding-only checkpoint named as a player is refused by make_agent (its decides)
         self.decides = checkpoint_decides(self.net, self.meta.get("extra"))
-        self.bid_spec = f"neural-bid:{path}" if self.decides == "bid" else None
+        with_features = f",features={features}" if features else ""
+        self.bid_spec = f"neural-bid:{path}{with_features}" if self.decides == "bid" else None
         self.path = path
         self.sample = sample
         self.symmetric = symmetric
-        self.name = f"neural:{path}" + (",symmetric=true" if symmetric else "")
+        self.name = f"neural:{path}" + (",symmetric=true" if symmetric else "") + with_features
 
     @classmethod
     def from_net(cls, net, rules: Rules, dtype=None) -> NeuralAgent:
@@ -220,6 +244,11 @@ class NeuralSettings:
     GPU if torch finds one, else the CPU). On the CPU a game is the same on every machine;
     on a GPU the network may round its last bits otherwise, so a near tie may go the other
     way (docs/training.md, "Training on a GPU"). A device this machine lacks is refused."""
+    features: str = ""
+    """The bid features of your own the checkpoint was trained with (``train bidding_q
+    features=SPEC``), named again here: ``package.module:function``, ``FILE.py:function`` or
+    an entry point in ``fourhundred.bid_features`` (agents/neural/extra_features.py). A
+    checkpoint trained with them is refused without them: it never names code itself."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -237,6 +266,11 @@ class NeuralBidSettings:
     device: str = "cpu"
     """Where the bidding network runs, as for ``neural:`` ("cpu", "cuda", "cuda:N" or
     "auto"); the play policy is its own spec."""
+    features: str = ""
+    """The bid features of your own the checkpoint was trained with (``train bidding_q
+    features=SPEC``), named again here: ``package.module:function``, ``FILE.py:function`` or
+    an entry point in ``fourhundred.bid_features`` (agents/neural/extra_features.py). A
+    checkpoint trained with them is refused without them: it never names code itself."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -247,11 +281,13 @@ class NeuralBidSettings:
 
 def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
     return NeuralAgent(settings.path, rules, seed, sample=settings.sample,
-                       device=settings.device, symmetric=settings.symmetric)  # fmt: skip
+                       device=settings.device, symmetric=settings.symmetric,
+                       features=settings.features)  # fmt: skip
 
 
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
-    bidder = NeuralAgent(settings.path, rules, seed, device=settings.device)
+    bidder = NeuralAgent(settings.path, rules, seed, device=settings.device,
+                         features=settings.features)  # fmt: skip
     play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
     if starts_program(play):  # a spec read from a file someone handed you runs no program
         from fourhundred_agents.neural.checkpoint import CheckpointError  # (torch: lazily)
@@ -262,7 +298,9 @@ def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) ->
             f"never run as a program (name the card player yourself: compose:bid=neural:"
             f"{settings.path},play=SPEC)"
         )
-    return BidPlayAgent(bidder, make_agent(play, rules, seed + 1), f"neural-bid:{settings.path}")
+    with_features = f",features={settings.features}" if settings.features else ""
+    return BidPlayAgent(bidder, make_agent(play, rules, seed + 1),
+                        f"neural-bid:{settings.path}{with_features}")  # fmt: skip
 
 
 register_agent(

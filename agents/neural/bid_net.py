@@ -35,7 +35,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from fourhundred_agents.neural.network import MAX_HIDDEN, size_problem
+from fourhundred_agents.neural.network import (
+    MAX_HIDDEN,
+    extra_bound,
+    size_problem,
+    without_zero_extra,
+)
 from fourhundred_agents.scripted.heuristic_bid import (
     NUM_FEATURES,
     expected_tricks_kernel,
@@ -290,16 +295,19 @@ class BidNetConfig:
     each bid a chance of being made and a correction, and the bid's value is that chance's mix
     of the match-win change if made and if missed (the features' entries) and of the points,
     plus the correction, minus the same for heuristic-v1's bid."""
+    extra_inputs: int = 0
+    """Inputs the trunk reads after the shared entries: the columns of its owner's feature
+    function (agents/neural/extra_features.py); 0: none (the field is then not stored)."""
 
     def to_dict(self) -> dict[str, int]:
-        """The fields by name, as the checkpoint stores them."""
-        return asdict(self)
+        """The fields by name, as the checkpoint stores them (extra_inputs only if any)."""
+        return without_zero_extra(asdict(self))
 
     def num_parameters(self) -> int:
         """The number of weights a BidNet of this shape has (worked out, not built; the
         features version must be one of PER_BID_SIZES)."""
         h, k = self.hidden, self.head
-        trunk = (SHARED_SIZE + 1) * h + (h + 1) * (h // 2)
+        trunk = (SHARED_SIZE + self.extra_inputs + 1) * h + (h + 1) * (h // 2)
         head = (h // 2 + PER_BID_SIZES[self.bid_features] + 1) * k + (k + 1) * (k // 2)
         out = (k // 2 + 1) * self.head_version + (2 if self.head_version == 2 else 0)
         return trunk + head + out
@@ -310,14 +318,15 @@ class BidNetConfig:
         or None: checked before anything is allocated."""
         return size_problem(
             {"hidden": (self.hidden, MAX_HIDDEN, "MAX_HIDDEN"),
-             "head": (self.head, MAX_HIDDEN, "MAX_HIDDEN")},
+             "head": (self.head, MAX_HIDDEN, "MAX_HIDDEN"),
+             **extra_bound(self.extra_inputs)},
             self,
         )  # fmt: skip
 
 
 class BidNet(nn.Module):
-    """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID_SIZES[version])) -> (logits (N, 66):
-    the bids' values, cards 0; value (N,) 0)."""
+    """(shared (N, SHARED_SIZE), per-bid (N, 14, PER_BID_SIZES[version]), with extra_inputs
+    extra (N, extra_inputs)) -> (logits (N, 66): the bids' values, cards 0; value (N,) 0)."""
 
     def __init__(self, config: BidNetConfig | None = None) -> None:
         super().__init__()
@@ -331,7 +340,7 @@ class BidNet(nn.Module):
         if problem is not None:  # before any weight is allocated
             raise ValueError(f"network too big: {problem}")
         self.trunk = nn.Sequential(
-            nn.Linear(SHARED_SIZE, c.hidden), nn.ReLU(),
+            nn.Linear(SHARED_SIZE + c.extra_inputs, c.hidden), nn.ReLU(),
             nn.Linear(c.hidden, c.hidden // 2), nn.ReLU(),
         )  # fmt: skip
         self.bid_head = nn.Sequential(
@@ -343,9 +352,17 @@ class BidNet(nn.Module):
             self.match_weight = nn.Parameter(torch.tensor(1.0))
             self.point_weight = nn.Parameter(torch.tensor(0.0))
         self._features: BidFeatures | None = None
+        # its owner's feature function (extra_features.FeatureHook) when it reads extra
+        # inputs: set by whoever trains or loads it, never stored in a checkpoint
+        self.extra_features = None
 
-    def forward(self, shared: torch.Tensor, per: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits (N, 66) with the bids' values (cards 0), and a zero value (N,)."""
+    def forward(
+        self, shared: torch.Tensor, per: torch.Tensor, extra: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits (N, 66) with the bids' values (cards 0), and a zero value (N,); with
+        extra_inputs, `extra` (N, extra_inputs) is read after the shared entries."""
+        if extra is not None:
+            shared = torch.cat([shared, extra.to(shared.dtype)], -1)
         h = self.trunk(shared)
         # the head's first layer reads (trunk output, bid's entries): its trunk part is worked
         # out once per position, not once per bid (the same sum, a third of the fit's time)

@@ -19,7 +19,9 @@ It lives beside the agent that plays it. A network config that records ``bid_fea
 is a bidding network (agents/neural/bid_net.py, another feature layout refused too); one of the
 two configs ``bid`` and ``play`` is a network that bids with the one and plays the cards with
 the other (agents/neural/bid_play.py), each checked as above; everything else is a
-PolicyValueNet.
+PolicyValueNet. A network that reads its owner's bid features (``extra_inputs`` in its config)
+records only their function's name and width, never code: it is loaded only with the function
+named again by whoever plays it, of that name and width (agents/neural/extra_features.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 import torch
 
+from fourhundred_agents.neural.extra_features import FeatureHook, recorded_problem
 from fourhundred_agents.neural.files import (
     PRETRAINED as PRETRAINED,
 )  # re-exported: tests and callers
@@ -138,12 +141,17 @@ _POLICY_KEYS = ("state_dict", "net", "rules", "obs_version")
 
 
 def load_policy(
-    path: str | Path, rules: Rules | None = None, device: str | torch.device = "cpu"
-) -> tuple[PolicyValueNet, Rules, dict[str, Any]]:
+    path: str | Path, rules: Rules | None = None, device: str | torch.device = "cpu",
+    features: FeatureHook | None = None,
+) -> tuple[PolicyValueNet, Rules, dict[str, Any]]:  # fmt: skip
     """(net in eval mode, the checkpoint's rules, its metadata) from a checkpoint file.
 
     Refuses (CheckpointError, one line) a malformed checkpoint (see the module docstring)
-    and one trained for another game than `rules`.
+    and one trained for another game than `rules`. A network trained with its owner's bid
+    features (``extra_inputs``) reads them from `features`, the function its owner names
+    again (agents/neural/extra_features.py): without it, or with one of another name or
+    width than the checkpoint records, it is refused; `features` for a network without
+    them is refused too.
     """
     data = read_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
@@ -180,6 +188,12 @@ def load_policy(
             f"{where}: its weights do not fit its network config ({_first_line(e)}): expected "
             "the weights the trainer saved with that config"
         ) from None
+    extra = policy.get("extra") if isinstance(policy.get("extra"), Mapping) else {}
+    size = getattr(config, "extra_inputs", 0)
+    problem = recorded_problem(features, extra.get("features"), size, where, str(path))
+    if problem is not None:
+        raise CheckpointError(problem)
+    net.extra_features = features
     net.to(device).eval()
     meta = {k: policy.get(k) for k in ("package_version", "obs_version", "extra", "net")}
     meta["extra"] = meta["extra"] or {}
@@ -242,6 +256,12 @@ def _net_class(values: Any, where: str) -> tuple[type, Any]:
             raise CheckpointError(
                 f"{where}: its 'bid' config is not a bidding network's or its 'play' config "
                 "not a card network's: expected bid_features in 'bid' and none in 'play'"
+            )
+        if bid.extra_inputs or play.extra_inputs:  # no trainer writes one: nothing feeds it
+            raise CheckpointError(
+                f"{where}: a network that bids with one network and plays with another reads "
+                "extra inputs: expected none (bid features of your own are read by a bidding "
+                "network alone, neural-bid:PATH,features=SPEC)"
             )
         return BidPlayNet, BidPlayConfig(bid, play)
     if isinstance(values, Mapping) and "bid_features" in values:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from fourhundred_agents.neural.extra_features import MAX_FEATURES
 from fourhundred_env.cards import NUM_ACTIONS, NUM_CARDS
 from fourhundred_env.observation import OBS_FIELDS, OBS_SIZE
 
@@ -26,6 +27,9 @@ MAX_HIDDEN = 4096
 """Widest layer a network may have (NetConfig.hidden; BidNetConfig.hidden and head too)."""
 MAX_LAYERS = 32
 """Most hidden layers a PolicyValueNet's trunk may have (NetConfig.layers)."""
+MAX_EXTRA_INPUTS = MAX_FEATURES
+"""Most extra inputs a network may read (NetConfig.extra_inputs, BidNetConfig.extra_inputs:
+the columns of its owner's feature function, agents/neural/extra_features.py)."""
 MAX_PARAMETERS = 2**25
 """Most weights a network may have (33,554,432: 128 MiB in float32; the bundled networks have
 under 300,000). These bounds are checked on a config before any network is built from it, so a
@@ -42,14 +46,17 @@ class NetConfig:
     """Width of each hidden layer of the trunk."""
     layers: int = 3
     """Number of hidden layers of the trunk."""
+    extra_inputs: int = 0
+    """Inputs read after the observation: the columns of its owner's feature function
+    (agents/neural/extra_features.py); 0: none (the field is then not stored)."""
 
     def to_dict(self) -> dict[str, int]:
-        """The fields by name, as the checkpoint stores them."""
-        return asdict(self)
+        """The fields by name, as the checkpoint stores them (extra_inputs only if any)."""
+        return without_zero_extra(asdict(self))
 
     def num_parameters(self) -> int:
         """The number of weights a PolicyValueNet of this shape has (worked out, not built)."""
-        width, total = self.obs_size, 0
+        width, total = self.obs_size + self.extra_inputs, 0
         for _ in range(self.layers):
             total += (width + 1) * self.hidden
             width = self.hidden
@@ -60,9 +67,26 @@ class NetConfig:
         number of weights), or None: checked before anything is allocated."""
         return size_problem(
             {"hidden": (self.hidden, MAX_HIDDEN, "MAX_HIDDEN"),
-             "layers": (self.layers, MAX_LAYERS, "MAX_LAYERS")},
+             "layers": (self.layers, MAX_LAYERS, "MAX_LAYERS"),
+             **extra_bound(self.extra_inputs)},
             self,
         )  # fmt: skip
+
+
+def without_zero_extra(values: dict[str, int]) -> dict[str, int]:
+    """A config's fields without ``extra_inputs`` when it is 0: a network without features
+    of its owner is stored as it was before they existed (older releases read it)."""
+    if values.get("extra_inputs") == 0:
+        del values["extra_inputs"]
+    return values
+
+
+def extra_bound(extra_inputs: int) -> dict[str, tuple[int, int, str]]:
+    """The bound of a config's extra_inputs for `size_problem`, where it has any (a config
+    without them is described as before they existed)."""
+    if not extra_inputs:
+        return {}
+    return {"extra_inputs": (extra_inputs, MAX_EXTRA_INPUTS, "MAX_EXTRA_INPUTS")}
 
 
 def size_problem(bounds: dict[str, tuple[int, int, str]], config: object) -> str | None:
@@ -152,7 +176,7 @@ class PolicyValueNet(nn.Module):
         if problem is not None:  # before any weight is allocated
             raise ValueError(f"network too big: {problem}")
         layers: list[nn.Module] = []
-        width = c.obs_size
+        width = c.obs_size + c.extra_inputs
         for _ in range(c.layers):
             layers += [nn.Linear(width, c.hidden), nn.ReLU()]
             width = c.hidden
@@ -167,10 +191,16 @@ class PolicyValueNet(nn.Module):
         nn.init.orthogonal_(self.play_head.weight, gain=0.01)
         nn.init.orthogonal_(self.bid_head.weight, gain=0.01)
         nn.init.orthogonal_(self.value_head.weight, gain=1.0)
+        # its owner's feature function (extra_features.FeatureHook) when it reads extra
+        # inputs: set by whoever trains or loads it, never stored in a checkpoint
+        self.extra_features = None
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Unmasked logits (N, 66) and value (N,) at obs (N, obs_size)."""
-        h = self.trunk(obs)
+    def forward(
+        self, obs: torch.Tensor, extra: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits (N, 66) and value (N,) at obs (N, obs_size) (and, with
+        extra_inputs, `extra` (N, extra_inputs), read after it)."""
+        h = self.trunk(obs if extra is None else torch.cat([obs, extra.to(obs.dtype)], -1))
         logits = torch.cat([self.play_head(h), self.bid_head(h)], dim=-1)
         return logits, self.value_head(h).squeeze(-1)
 

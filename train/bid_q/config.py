@@ -52,6 +52,12 @@ class BidQConfig:
     """Your own value of a play-out, instead of `value`'s: ``package.module:function`` (or an
     entry point in ``fourhundred.bid_rewards``) taking a BidOutcome and returning one number
     per play-out (train/bid_q/hooks.py); needs worlds 0. '' = `value` alone."""
+    features: str = ""
+    """Bid features of your own, appended to the network's input: ``package.module:function``
+    (or ``FILE.py:function``, or an entry point in ``fourhundred.bid_features``) taking the
+    bidding seat's SeatView of K tables and returning (K, F) finite numbers
+    (agents/neural/extra_features.py). The checkpoint records only the function's name and F:
+    play it as ``neural-bid:PATH,features=SPEC``. '' = none."""
     match_features: bool = True
     """False: the network does not see the match scores and target (blanked, as in the
     agent playing the checkpoint)."""

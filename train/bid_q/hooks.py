@@ -21,15 +21,12 @@ An example, ``examples/bid_reward.py``, pays a bonus for bids of 5 or more made.
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from fourhundred_agents.hooks import import_named
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
@@ -97,47 +94,7 @@ def check_values(text: str, out: np.ndarray, n: int) -> None:
 
 
 def _import(text: str) -> object:
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == text:
-            return ep.load()
-    module, sep, name = text.partition(":")
-    if not sep:
-        module, _, name = text.rpartition(".")
-    if not module or not name:
-        raise ConfigError(
-            f"reward={text!r}: expected 'package.module:function' or the name of an entry "
-            f"point in {ENTRY_POINT_GROUP}"
-        )
-    try:
-        if module.endswith(".py") or "/" in module:
-            found = _load_file(module)
-        else:
-            if os.getcwd() not in sys.path and "" not in sys.path:
-                sys.path.append(os.getcwd())  # as `python -m` would: modules of this folder
-            found = importlib.import_module(module)
-    except Exception as e:  # an import error of the user's module, whatever it is
-        raise ConfigError(
-            f"reward={text!r}: cannot import {module!r} ({type(e).__name__}: "
-            f"{str(e).splitlines()[0][:200] if str(e) else ''}): expected a module importable "
-            "here (on sys.path, or installed)"
-        ) from None
-    if not hasattr(found, name):
-        raise ConfigError(f"reward={text!r}: module {module!r} has no {name!r}")
-    return getattr(found, name)
-
-
-def _load_file(path: str) -> object:
-    import importlib.util
-
-    file = Path(path).resolve()
-    if not file.is_file():
-        raise FileNotFoundError(f"no file {str(file)!r}")
-    spec = importlib.util.spec_from_file_location(f"fourhundred_reward_{file.stem}", file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_named(text, "reward", ENTRY_POINT_GROUP)
 
 
 def sample_outcome(rules: Rules | None = None) -> BidOutcome:

@@ -45,20 +45,29 @@ class BidQTrainer:
         self.engine = Engine(self.rules)
         self.blank = () if config.match_features else _match_fields()
         torch.set_num_threads(config.torch_threads)
+        self.features = None  # checked before any work: one line if it does not answer
+        if config.features:
+            from fourhundred_agents.neural.extra_features import load_features
+
+            self.features = load_features(config.features, self.rules)
+        extra = self.features.size if self.features is not None else 0
         torch.manual_seed(config.seed)
         if config.net == "bid_features":
             from fourhundred_agents.neural.bid_net import BidNet, BidNetConfig
 
             self.net = BidNet(
                 BidNetConfig(
-                    hidden=config.hidden, head=config.head, head_version=BID_HEADS[config.bid_head]
+                    hidden=config.hidden, head=config.head, head_version=BID_HEADS[config.bid_head],
+                    extra_inputs=extra,
                 )
-            )
+            )  # fmt: skip
         else:
-            self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers))
+            self.net = PolicyValueNet(NetConfig(hidden=config.hidden, layers=config.layers,
+                                                extra_inputs=extra))  # fmt: skip
             with torch.no_grad():  # not fitted: the value head says 0 rather than noise
                 self.net.value_head.weight.zero_()
                 self.net.value_head.bias.zero_()
+        self.net.extra_features = self.features
         self.play = None  # heuristic-v1, compiled; another card player is made now
         if config.play != "heuristic-v1":
             from fourhundred_agents import make_agent
@@ -94,10 +103,22 @@ class BidQTrainer:
 
     def inputs(self, saved: dict) -> tuple:
         """The network's inputs for an iteration's saved positions: their observations, or
-        (net bid_features) the features worked out from their saved views."""
+        (net bid_features) the features worked out from their saved views; then, with
+        `features`, your features of the saved views (in this process: your function need
+        not be importable by the workers)."""
         if self.config.net == "bid_features":
-            return bid_inputs(self.rules, saved["views"], self.config.workers, self.progress)
-        return (saved["obs"],)
+            out = bid_inputs(self.rules, saved["views"], self.config.workers, self.progress)
+        else:
+            out = (saved["obs"],)
+        if self.features is not None:
+            out = (*out, extra_inputs(self.features, saved["views"]))
+        return out
+
+    def saved_keys(self) -> tuple[str, ...]:
+        """What an iteration saves of its positions: their views (net bid_features, or your
+        features worked out from them) and/or their observations (net mlp)."""
+        keys = ("views",) if self.config.net == "bid_features" else ("obs",)
+        return keys + (("views",) if self.features is not None and keys == ("obs",) else ())
 
     def train(self) -> list[dict]:
         """Runs the iterations not yet saved (resuming after the last iter_K.pt), saving
@@ -144,10 +165,11 @@ class BidQTrainer:
                 own = bidder(positions, np.arange(positions.batch_size)) - NUM_CARDS
                 own_value = float(np.mean(q[np.arange(len(q)), own]))
                 t2 = time.perf_counter()
-                if c.net == "bid_features":
-                    saved = {"views": seat_view(self.engine, positions).records}
-                else:
-                    saved = {"obs": observations(self.engine, positions, self.blank)}
+                saved = {}
+                if "views" in self.saved_keys():
+                    saved["views"] = seat_view(self.engine, positions).records
+                if "obs" in self.saved_keys():
+                    saved["obs"] = observations(self.engine, positions, self.blank)
                 q = relative_targets(q, own, c.clip)
                 part = path.with_suffix(".part.npz")
                 np.savez(part, q=q, **saved)
@@ -185,17 +207,18 @@ class BidQTrainer:
         snap = self.run_dir / "eval" / f"iter_{k}" / "policy.pt"
         snap.parent.mkdir(parents=True, exist_ok=True)
         snap.write_bytes((self.run_dir / "policy.pt").read_bytes())
+        bidder = f"neural-bid:{snap}" + (f",features={c.features}" if c.features else "")
         out: dict[str, float] = {}
         if c.eval_matches:
             # the same card player on both sides: the bids alone differ
             base = (
                 "heuristic-v1" if self.play is None else f"compose:bid=heuristic-v1,play={c.play}"
             )
-            out.update(evaluate_pair(f"neural-bid:{snap}", base, c.eval_matches,
+            out.update(evaluate_pair(bidder, base, c.eval_matches,
                                      seed=c.seed * 1_000_003 + k, rules=self.rules,
                                      out_dir=snap.parent, workers=1))  # fmt: skip
         if self.bid_eval is not None:
-            out.update(self.bid_eval(f"neural-bid:{snap}"))
+            out.update(self.bid_eval(bidder))
         return out
 
     def log(self, writer, k: int, row: dict, own_value: float, scalars: dict) -> None:
@@ -214,15 +237,15 @@ class BidQTrainer:
     def _saved_values(self, path: Path) -> tuple[dict, np.ndarray]:
         """The positions' inputs (observations or views) and relative values an iteration
         saved in `path` before its fit; a file of another network or size is refused."""
-        key = "views" if self.config.net == "bid_features" else "obs"
+        keys = self.saved_keys()
         try:
             with np.load(path) as d:
-                saved, q = {key: d[key]}, d["q"]
+                saved, q = {key: d[key] for key in keys}, d["q"]
         except (OSError, ValueError, KeyError) as e:
             raise ConfigError(
-                f"{path}: saved values unreadable or without {key!r} ({e}): expected the "
-                f"iteration's positions for net={self.config.net} (delete it to compute them "
-                "again)"
+                f"{path}: saved values unreadable or without {' and '.join(map(repr, keys))} "
+                f"({e}): expected the iteration's positions for net={self.config.net} (delete "
+                "it to compute them again)"
             ) from None
         if q.shape != (self.config.positions, NUM_BIDS):
             raise ConfigError(
@@ -239,7 +262,19 @@ class BidQTrainer:
         extra = {"play_policy": self.config.play, "bid_q": self.config.to_dict()}
         if self.blank:
             extra["blank_fields"] = list(self.blank)
+        if self.features is not None:  # its name and width only: a checkpoint names no code
+            extra["features"] = self.features.record()
         save_policy(self.run_dir / "policy.pt", self.net, self.rules, extra)
+
+
+def extra_inputs(features, views: np.ndarray, chunk: int = 20000) -> np.ndarray:
+    """(n, F) float32: your `features` (an extra_features.FeatureHook) of n saved seat-view
+    records, `chunk` tables at a time (a table's row does not depend on its chunk)."""
+    from fourhundred_env.view import SeatView
+
+    parts = [features(SeatView.from_records(views[lo : lo + chunk]))
+             for lo in range(0, len(views), chunk)]  # fmt: skip
+    return np.concatenate(parts) if parts else np.zeros((0, features.size), np.float32)
 
 
 def _match_fields() -> tuple:
