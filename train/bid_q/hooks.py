@@ -86,6 +86,40 @@ def load_reward(text: str) -> Reward:
     return fn
 
 
+def hand_outcome(
+    rules: Rules,
+    seat: np.ndarray,
+    bids: np.ndarray,
+    tricks: np.ndarray,
+    hand_points: np.ndarray,
+    thrown_in: np.ndarray,
+    scores_before: np.ndarray,
+    target: np.ndarray,
+    value: np.ndarray,
+) -> BidOutcome:
+    """The outcome of n hands played to their end, valued for the bidding `seat` (n,) of
+    each: every seat's `bids`, `tricks` and `hand_points` (n, 4), `thrown_in` (n,), the
+    `scores_before` (n, 4) and `target` (n,) of the hand, and the trainer's own `value` (n,)."""
+    bids = np.asarray(bids, np.int64)
+    tricks = np.asarray(tricks, np.int64)
+    thrown = np.asarray(thrown_in, np.bool_)
+    seat = np.asarray(seat, np.int64)
+    return BidOutcome(
+        rules=rules, seat=seat, bid=bids[np.arange(seat.size), seat], bids=bids, tricks=tricks,
+        made=(tricks >= bids) & ~thrown[:, None], hand_points=np.asarray(hand_points, np.int64),
+        thrown_in=thrown, scores_before=np.asarray(scores_before, np.int64),
+        target=np.asarray(target, np.int64), value=np.asarray(value, np.float64),
+    )  # fmt: skip
+
+
+def reward_values(text: str, fn: Reward, outcome: BidOutcome) -> np.ndarray:
+    """(n,) float64: the reward `fn` (named `text`) of the n outcomes, checked as at the
+    start (ConfigError in one line unless n finite numbers)."""
+    out = np.asarray(fn(outcome), np.float64)
+    check_values(text, out, outcome.seat.size)
+    return out
+
+
 def check_values(text: str, out: np.ndarray, n: int) -> None:
     """ConfigError unless `out` is n finite numbers (what a reward must return)."""
     if out.shape != (n,) or not np.isfinite(out).all():
