@@ -1,4 +1,4 @@
-"""Your own reward for the fitted-Q bidder, without editing the source.
+"""Your own reward for the bid trainers, without editing the source.
 
 ``fourhundred train bidding_q reward=mypackage.rewards:bonus`` values every play-out by
 ``bonus(outcome)`` instead of the trainer's own value. `outcome` is a :class:`BidOutcome`:
@@ -11,12 +11,20 @@ bid what your reward pays for. Name it ``package.module:function`` (or
 finds it), ``path/to/file.py:function``, or by the name of an entry point in the group
 ``fourhundred.bid_rewards``.
 
+PPO bidding (``fourhundred train bidding reward=mypackage.rewards:bonus``) takes the same
+function: there each outcome is a hand of a learner's bid as it was played in the rollout
+(and each play-out of the rollout values, ``rollout_share``), and ``value`` is what the
+trainer would have paid for it (``match_value_points`` x the change of the team's match-win
+estimate when ``match_value_points`` > 0, else the team's points); what the function returns
+is the bidding seat's reward for the hand, before ``reward_scale`` (train/objectives.py,
+``BidReward``).
+
 The reward is checked before any work: it must import, be callable, and give n finite
 numbers for a sample of n outcomes; anything else is one line. It applies to play-outs on
 the true deal (``worlds: 0``); the bid search's worlds (``worlds > 0``) are valued in
 compiled code, so a custom reward asks for ``worlds: 0``.
 
-An example, ``examples/bid_reward.py``, pays a bonus for bids of 5 or more made.
+An example, ``examples/bid_reward.py``, pays a bonus for bold bids made.
 """
 
 from __future__ import annotations
