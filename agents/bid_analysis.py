@@ -334,6 +334,9 @@ def analyse_bid(
         elif extra.get("reward") == "match_value" and scale and extra.get("match_value_points"):
             out.value_head = 100 * raw / (scale * float(extra["match_value_points"]))
             out.value_head_unit = "pp of match-win change expected for the team (its reward)"
+        elif scale and extra.get("reward", "team_points") not in ("team_points", "hand_points"):
+            out.value_head = raw / scale
+            out.value_head_unit = f"reward expected (its own, {extra['reward']})"
         elif scale:
             out.value_head = raw / scale
             out.value_head_unit = f"points expected ({extra.get('reward', 'its reward')})"

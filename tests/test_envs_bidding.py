@@ -12,7 +12,7 @@ from gymnasium.vector import AutoresetMode
 
 import fourhundred_env.envs  # noqa: F401 - registers the ids
 from fourhundred_env import FourHundredError, Phase, Rules
-from fourhundred_env.cards import NUM_CARDS, REDEAL_ACTION
+from fourhundred_env.cards import BID_OFFSET, NUM_CARDS, REDEAL_ACTION
 from fourhundred_env.envs import FourHundredBidEnv, FourHundredBidVectorEnv
 from fourhundred_env.envs.vector import sample_legal_actions
 from fourhundred_env.observation import decode_observation
@@ -145,3 +145,25 @@ def test_pagat_rules() -> None:
     assert obs["action_mask"][52] == 1  # a bid of 1 is legal in the pagat preset
     _, _, terminated, _, _ = env.step(52)
     assert terminated
+
+
+def test_the_step_that_ends_a_hand_says_how_it_ended() -> None:
+    """info["bids"] and info["tricks_won"] (B, 4) by seat at the step a hand ended, copies
+    kept after the same-step restart: the learner's own bid, 13 tricks in a played hand and
+    none in one thrown in, and the points follow (a contract made scores, a missed one loses)."""
+    env = FourHundredBidVectorEnv(64, policy="heuristic-v1")
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        actions = sample_legal_actions(obs["action_mask"], rng)
+        obs, _, terminated, _, info = env.step(actions)
+        assert terminated.all() and info["_bids"].all() and info["_tricks_won"].all()
+        bids, tricks = info["bids"], info["tricks_won"]
+        assert bids.dtype == tricks.dtype == np.int8 and bids.shape == tricks.shape == (64, 4)
+        asked = np.where(actions == REDEAL_ACTION, 0, actions - BID_OFFSET)
+        np.testing.assert_array_equal(bids[:, 0], asked)
+        thrown = info["thrown_in"]
+        np.testing.assert_array_equal(tricks.sum(1), np.where(thrown, 0, 13))
+        points = info["seat_rewards"][~thrown]
+        np.testing.assert_array_equal(points > 0, tricks[~thrown] >= bids[~thrown])
+        assert (~thrown).sum() > 10 and (bids[~thrown] > 0).all()

@@ -47,6 +47,9 @@ class Rollout:
     scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (MatchBonus)
     target: np.ndarray | None = None  # (T, B) int32: target in force (MatchBonus)
     dealer: np.ndarray | None = None  # (T, B) int8: this hand's dealer (MatchValue)
+    hand_bids: np.ndarray | None = None  # (T, B, 4) int8: bids of the hand ended (BidReward)
+    hand_tricks: np.ndarray | None = None  # (T, B, 4) int8: its tricks won (BidReward)
+    bid_reward: np.ndarray | None = None  # (T, B, 4) float32: your own reward (BidReward)
     rollout_row: np.ndarray | None = None  # (T, B) int64: row of rollout_q, -1 where none
     rollout_q: np.ndarray | None = None  # (n, 66) float32: action values, -inf illegal
     rollout_own: np.ndarray | None = None  # (n,) int64: the teacher's own action

@@ -190,3 +190,6 @@ class Collector:
             r.seat_rewards[t, rows] = info["seat_rewards"]
             r.done[t, rows] = term | trunc
             r.thrown_in[t, rows] = info.get("thrown_in", np.zeros(g.size, bool))
+            if r.hand_bids is not None:  # how the hands ended, for your own reward
+                r.hand_bids[t, rows] = info.get("bids", 0)
+                r.hand_tricks[t, rows] = info.get("tricks_won", 0)

@@ -28,6 +28,7 @@ from fourhundred_env.rules import Rules
 
 __all__ = [
     "FIXED_ON_RESUME",
+    "FIXED_REWARDS",
     "ConfigError",
     "TrainConfig",
     "config_from_dict",
@@ -35,6 +36,9 @@ __all__ = [
     "resume_config",
     "save_config",
 ]
+
+FIXED_REWARDS = ("team_points", "hand_points", "match_value")
+"""The rewards of `TrainConfig.reward` built in; any other is a function of your own."""
 
 FIXED_ON_RESUME = ("mode", "hidden", "layers", "match_features", "oracle_critic")
 """Keys a resumed run may not change: they make another run (another learner, or a network of
@@ -54,9 +58,14 @@ class TrainConfig:
     """Seed of everything: deals, opponent sampling, network initialisation."""
     rules: str = "wiki"
     """Rules preset ("wiki" or "pagat")."""
-    reward: Literal["team_points", "hand_points", "match_value"] = "team_points"
-    """Reward per hand: the seat's team's points (partners share), the seat's own, or
-    "match_value": only the match-value term (see `match_value_points`), no points."""
+    reward: str = "team_points"
+    """Reward per hand: "team_points", the seat's team's points (partners share);
+    "hand_points", the seat's own; "match_value": only the match-value term (see
+    `match_value_points`), no points. Mode "bidding" also takes your own reward,
+    ``package.module:function`` (or ``path/to/file.py:function``, or an entry point in
+    ``fourhundred.bid_rewards``): a function of a BidOutcome (train/bid_q/hooks.py) giving
+    each hand's reward of the bidding seat, as the fitted-Q bidder's `reward` does; it is
+    checked before any work."""
     match_value_points: float = 0.0
     """Match value: > 0 adds to each hand's reward what the hand did to the team's chance of
     winning the match, times this many points (before reward_scale): the change of the
@@ -242,6 +251,11 @@ class TrainConfig:
         problem = NetConfig(hidden=self.hidden, layers=self.layers).size_problem()
         if problem is not None:  # refused here, before a run folder or a weight exists
             raise ConfigError(f"network too big: {problem}")
+        if self.reward not in FIXED_REWARDS and self.mode != "bidding":
+            raise ConfigError(
+                f"reward={self.reward!r}: expected one of {', '.join(FIXED_REWARDS)} (your own "
+                "reward, 'package.module:function', is for mode 'bidding')"
+            )
         if self.match_value_points < 0 or (
             self.reward == "match_value" and self.match_value_points == 0
         ):

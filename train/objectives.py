@@ -29,6 +29,9 @@ The objectives:
   reads its own observation alone.
 - :class:`MatchBonus` (`match_bonus`): the partnership whose hand wins the match gains
   points, the losers lose them, so a bid that wins the match is worth more than its points.
+- :class:`BidReward` (`reward=package.module:function`, mode "bidding"): your own reward
+  of a hand, the function of a BidOutcome the fitted-Q bidder takes too
+  (train/bid_q/hooks.py), in place of the hand's points and match value.
 - :class:`RolloutValues` (`rollout_share`, `rollout_coef`, `rollout_team_from`;
   agents/search/rollout.py): at a share of the learner's decisions every legal bid or card is
   played out to the end of the hand by the teacher, and an all-actions policy-gradient term
@@ -52,12 +55,14 @@ import torch
 from fourhundred_agents.search.rollout import rollout_targets
 from fourhundred_env.engine import Engine, State, unpack_sets
 from fourhundred_env.view import seat_view
+from fourhundred_train.config import FIXED_REWARDS
 from fourhundred_train.network import HIDDEN_HANDS, OracleCritic, PolicyValueNet
 from fourhundred_train.seeding import derive_seed
 
 if TYPE_CHECKING:
     from fourhundred_agents.protocol import Agent
     from fourhundred_train.batch import Rollout
+    from fourhundred_train.bid_q.hooks import Reward
     from fourhundred_train.config import TrainConfig
 
 # rollout values are computed this many positions at a time: up to 14 branches each
@@ -269,14 +274,16 @@ class MatchValue(Objective):
     `points` x (V_after - V_before) for its team (agents/value/match_value.py: the match-win
     estimate before the hand and after it, 1 or 0 when the hand ends the match; a hand thrown
     in only passes the deal). Potential-based: over a match the rewards add up to the result
-    minus the estimate at the start.
+    minus the estimate at the start. With ``pays=False`` (your own reward, :class:`BidReward`,
+    which is given the same change) it pays nothing and only logs it.
     """
 
-    def __init__(self, engine: Engine, points: float) -> None:
+    def __init__(self, engine: Engine, points: float, pays: bool = True) -> None:
         from fourhundred_agents.value.matchwin import MatchWin
 
         self.engine = engine
         self.points = points
+        self.pays = pays
         self.model = MatchWin.for_rules(engine.rules)
 
     def start(self, r: Rollout, update: int) -> None:
@@ -292,11 +299,13 @@ class MatchValue(Objective):
         r.target[t, rows] = state.target
         r.dealer[t, rows] = state.dealer
 
-    def rewards(self, r: Rollout) -> np.ndarray:
+    def rewards(self, r: Rollout) -> np.ndarray | None:
         """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
-        at the step a hand ended; 0 elsewhere."""
+        at the step a hand ended; 0 elsewhere (None when it does not pay)."""
         from fourhundred_agents.value.match_value import hand_value_change
 
+        if not self.pays:
+            return None
         out = np.zeros(r.seat_rewards.shape, np.float32)
         ended = r.done
         if ended.any():
@@ -324,6 +333,120 @@ class MatchValue(Objective):
         return {"charts/win_change_pp": float(100 * change[learner].mean())}
 
 
+class BidReward(Objective):
+    """Your own reward of a hand (`reward=package.module:function`, mode "bidding"): the
+    function of a BidOutcome that the fitted-Q bidder takes too (train/bid_q/hooks.py).
+
+    Needs ``r.hand_bids`` and ``r.hand_tricks`` (T, B, 4) int8 (how the hand that ended at a
+    step ended; the collector copies them from the envs' ``info["bids"]`` and
+    ``info["tricks_won"]``), and ``r.scores_before`` (T, B, 4) int32, ``r.target`` (T, B)
+    int32 and ``r.dealer`` (T, B) int8 (the hand's pre-hand scores, target and dealer).
+    `finish` asks the function once per rollout for every hand that ended and every learner
+    seat, the outcome's ``value`` being what the trainer would have paid that seat for the hand
+    (`match_value_points` x the change of its team's match-win estimate when > 0, else its
+    team's points), and keeps the answers in ``r.bid_reward`` (T, B, 4) float32. Rewards:
+    ``r.bid_reward``, in place of the hand's points and match value (the other objectives'
+    extras, the match bonus, still join). Logs ``charts/bid_reward_per_hand``, its mean over
+    the learner's seats' hands.
+    """
+
+    def __init__(self, engine: Engine, reward: tuple[str, Reward], points: float) -> None:
+        self.engine = engine
+        self.reward = reward
+        self.value = _hand_value(engine, points)
+
+    def start(self, r: Rollout, update: int) -> None:
+        """Allocates ``r.hand_bids`` and ``r.hand_tricks`` (T, B, 4) int8 and
+        ``r.scores_before``, ``r.target`` and ``r.dealer``."""
+        r.hand_bids = np.zeros((*r.action.shape, 4), np.int8)
+        r.hand_tricks = np.zeros((*r.action.shape, 4), np.int8)
+        r.scores_before = np.empty((*r.action.shape, 4), np.int32)
+        r.target = np.empty(r.action.shape, np.int32)
+        r.dealer = np.empty(r.action.shape, np.int8)
+
+    def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
+        """Stores the tables' pre-hand scores, target and dealer."""
+        r.scores_before[t, rows] = state.scores_before
+        r.target[t, rows] = state.target
+        r.dealer[t, rows] = state.dealer
+
+    def finish(self, r: Rollout, decisions: int) -> None:
+        """Fills ``r.bid_reward``: the function's reward of every learner seat's hands."""
+        from fourhundred_train.bid_q.hooks import hand_outcome, reward_values
+
+        r.bid_reward = np.zeros(r.seat_rewards.shape, np.float32)
+        step, table = np.nonzero(r.done)
+        k, seat = np.nonzero(r.learner[table])
+        if not seat.size:
+            return
+        step, table = step[k], table[k]
+        points = r.seat_rewards[step, table].astype(np.int64)  # the hand's points (the env's)
+        scores, target = r.scores_before[step, table], r.target[step, table]
+        thrown = r.thrown_in[step, table]
+        value = self.value(points, scores, target, r.dealer[step, table], thrown, seat)
+        outcome = hand_outcome(self.engine.rules, seat, r.hand_bids[step, table],
+                               r.hand_tricks[step, table], points, thrown, scores, target,
+                               value)  # fmt: skip
+        r.bid_reward[step, table, seat] = reward_values(*self.reward, outcome)
+
+    def rewards(self, r: Rollout) -> np.ndarray:
+        """(T, B, 4) float32: ``r.bid_reward``."""
+        return r.bid_reward
+
+    def summary(self, r: Rollout) -> dict[str, float]:
+        """``charts/bid_reward_per_hand``: the function's mean reward of the learner's seats'
+        hands that ended (before reward_scale)."""
+        mine = r.done[:, :, None] & r.learner[None]
+        if not mine.any():
+            return {}
+        return {"charts/bid_reward_per_hand": float(r.bid_reward[mine].mean())}
+
+
+def _hand_value(engine: Engine, points: float):
+    """The trainer's own value of hands for the bidding `seat` (n,) of each, as a custom
+    reward is given it: `points` x the change of the seat's team's match-win estimate over
+    the hand when `points` > 0, else the team's points. The function takes every seat's
+    hand points (n, 4), the pre-hand scores (n, 4), target, dealer, thrown_in and seat (n,)."""
+    from fourhundred_agents.value.match_value import hand_value_change
+
+    model = None
+    if points > 0:
+        from fourhundred_agents.value.matchwin import MatchWin
+
+        model = MatchWin.for_rules(engine.rules)
+
+    def value(hand_points: np.ndarray, scores_before: np.ndarray, target: np.ndarray,
+              dealer: np.ndarray, thrown_in: np.ndarray, seat: np.ndarray) -> np.ndarray:  # fmt: skip
+        n = np.arange(seat.size)
+        if model is None:
+            team = hand_points[n, seat] + hand_points[n, (seat + 2) % 4]
+            return team.astype(np.float64)
+        change = hand_value_change(engine, model, scores_before, hand_points, target, dealer,
+                                   ~thrown_in)  # fmt: skip
+        return points * change[n, seat]
+
+    return value
+
+
+def _bid_reward_of_playouts(engine: Engine, reward: tuple[str, Reward], points: float):
+    """The value of a play-out under your own reward (see
+    fourhundred_agents.search.rollout.rollout_values): the function's reward of the hand for
+    the acting seat, its outcome's value as :class:`BidReward` gives it."""
+    from fourhundred_train.bid_q.hooks import hand_outcome, reward_values
+
+    base = _hand_value(engine, points)
+
+    def value(state: State, table: np.ndarray, branch: State, seat: np.ndarray) -> np.ndarray:
+        scores, target = state.scores_before[table], state.target[table]
+        v = base(branch.hand_points, scores, target, state.dealer[table], branch.thrown_in,
+                 seat.astype(np.int64))  # fmt: skip
+        outcome = hand_outcome(engine.rules, seat, branch.bids, branch.tricks_won,
+                               branch.hand_points, branch.thrown_in, scores, target, v)  # fmt: skip
+        return reward_values(*reward, outcome)
+
+    return value
+
+
 class RolloutValues(Objective):
     """An all-actions policy gradient on the values of every legal action, played out.
 
@@ -339,7 +462,12 @@ class RolloutValues(Objective):
     """
 
     def __init__(
-        self, config: TrainConfig, teacher: Agent, engine: Engine, net: PolicyValueNet
+        self,
+        config: TrainConfig,
+        teacher: Agent,
+        engine: Engine,
+        net: PolicyValueNet,
+        reward: tuple[str, Reward] | None = None,
     ) -> None:
         self.teacher = teacher
         self.engine = engine
@@ -353,6 +481,8 @@ class RolloutValues(Objective):
         self.value = None  # the team's points; with reward match_value, its match-value change
         if config.reward == "match_value":
             self.value = _match_value_of_playouts(engine, config.match_value_points)
+        if reward is not None:  # your own reward: (its name, the function)
+            self.value = _bid_reward_of_playouts(engine, reward, config.match_value_points)
         self._pick: np.random.Generator | None = None
         self._positions: list[tuple[int, np.ndarray, State]] = []  # (step, tables, states)
         self._advantages: torch.Tensor | None = None  # (N, 66) float32, NaN rows: no value
@@ -468,6 +598,11 @@ def make_objectives(
     `net` is the network the rollouts play (the play-outs of `rollout_team_from` play it),
     on the CPU; `critic` the oracle critic that learns, and `device` (None: the CPU) where
     it does."""
+    reward = None  # your own reward, checked before any work: one line if it does not answer
+    if config.reward not in FIXED_REWARDS:
+        from fourhundred_train.bid_q.hooks import load_reward
+
+        reward = (config.reward, load_reward(config.reward))
     objectives: list[Objective] = []
     if teacher is not None:
         objectives.append(Kickstart(teacher, engine, config.kickstart_coef,
@@ -477,9 +612,11 @@ def make_objectives(
     if config.match_bonus > 0:
         objectives.append(MatchBonus(engine, config.match_bonus))
     if config.match_value_points > 0:
-        objectives.append(MatchValue(engine, config.match_value_points))
+        objectives.append(MatchValue(engine, config.match_value_points, pays=reward is None))
+    if reward is not None:
+        objectives.append(BidReward(engine, reward, config.match_value_points))
     if config.rollout_share > 0:
-        objectives.append(RolloutValues(config, teacher, engine, net))
+        objectives.append(RolloutValues(config, teacher, engine, net, reward))
     if device is not None:
         for o in objectives:
             o.device = device

@@ -199,10 +199,11 @@ class Trainer:
     # -- advantages -------------------------------------------------------------------------
     def rewards(self, r: Rollout) -> np.ndarray:
         """(T, B, 4) float32 rewards of every seat in learning units: its hand points (plus
-        its partner's with team_points) and the objectives' extra points, x reward_scale."""
+        its partner's with team_points) and the objectives' extra points, x reward_scale;
+        with reward match_value or your own, the objectives' alone (MatchValue, BidReward)."""
         c = self.config
         rewards = r.seat_rewards * np.float32(c.reward_scale)
-        if c.reward == "match_value":  # the MatchValue objective gives all of it
+        if c.reward not in ("team_points", "hand_points"):  # an objective gives all of it
             rewards = np.zeros_like(rewards)
         if c.reward == "team_points":
             rewards = rewards + rewards[:, :, _PARTNER]

@@ -16,7 +16,9 @@ render modes as in ``FourHundred-v0``.
 Reward: the learner's points for the hand (``reward="team_points"``: its team's). A hand
 thrown in (a redeal request, or bids that do not reach the required total) ends the episode
 with reward 0 and ``info["thrown_in"]`` True. A hand thrown in before the learner bid (an
-earlier seat's redeal request) is skipped, never shown.
+earlier seat's redeal request) is skipped, never shown. The step that ends a hand says how
+it ended in ``info["bids"]`` and ``info["tricks_won"]`` (every seat's): PPO bidding's own
+rewards (``reward=package.module:function``, docs/bidding.md) read them.
 
 :class:`FourHundredBidVectorEnv` is the natively batched version; since every episode is one
 step, it defaults to ``autoreset_mode=SAME_STEP`` (each step returns the next episode's

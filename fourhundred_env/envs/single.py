@@ -18,7 +18,8 @@ own instance fed only that seat's view. It is :class:`FourHundredVectorEnv` with
   reached ``max_hands`` hands. Step after the end raises: call `reset`.
 - results: the info of the step that ends an episode has the learner's "outcome" (+1 won,
   0 drawn, -1 lost), "is_success", "points", "contracts_made" and "contracts_bid" (see
-  :meth:`TableDriver.results <fourhundred_env.envs.driver.TableDriver.results>`).
+  :meth:`TableDriver.results <fourhundred_env.envs.driver.TableDriver.results>`); with
+  ``episode="hand"`` also "bids" and "tricks_won" (4,) int8, every seat's.
 
 Illegal actions follow PettingZoo classic's convention by default
 (``illegal_action="end"``): the engine's state is left as it was, the episode ends

@@ -19,7 +19,10 @@ observation encoder call per step. By default all four seats act through it (sel
   only ``AUTORESET_ACTION`` (0), the action that NEXT_STEP's restarting step ignores: no
   mask row is ever all 0 (a masked softmax stays finite). With ``episode="hand"``,
   ``info["thrown_in"]`` (B,) bool marks episodes that ended with the hand thrown in (a redeal
-  request, or bids short of the required total: every seat scores 0).
+  request, or bids short of the required total: every seat scores 0), and
+  ``info["bids"]`` and ``info["tricks_won"]`` (B, 4) int8 by seat how the hand ended (a bid
+  of 0: a redeal request, or no bid made), valid where a hand episode ended: what a reward
+  of the hand's play (the bid trainers' own rewards) reads.
 - The step that ends an episode reports its result from the learner's side in ``info``:
   "outcome" (+1 won, 0 drawn, -1 lost), "is_success", "points", "contracts_made",
   "contracts_bid" (see :meth:`TableDriver.results
@@ -289,6 +292,10 @@ class FourHundredVectorEnv(VectorEnv):
         if self.config.episode == "hand":
             _add_info(info, "thrown_in", terminated & driver.state.thrown_in, active)
         if np.count_nonzero(ended):
+            if self.config.episode == "hand":  # copies: a restart below deals the next hand
+                for key in ("bids", "tricks_won"):
+                    value = np.where(ended[:, None], getattr(driver.state, key), 0).astype(np.int8)
+                    _add_info(info, key, value, ended)
             results = _scatter(driver.results(np.flatnonzero(ended)), ended)
             for key, value in results.items():
                 _add_info(info, key, value, ended)

@@ -1,4 +1,4 @@
-"""Your own reward for the fitted-Q bidder, without editing the source.
+"""Your own reward for the bid trainers, without editing the source.
 
 ``fourhundred train bidding_q reward=mypackage.rewards:bonus`` values every play-out by
 ``bonus(outcome)`` instead of the trainer's own value. `outcome` is a :class:`BidOutcome`:
@@ -11,12 +11,20 @@ bid what your reward pays for. Name it ``package.module:function`` (or
 finds it), ``path/to/file.py:function``, or by the name of an entry point in the group
 ``fourhundred.bid_rewards``.
 
+PPO bidding (``fourhundred train bidding reward=mypackage.rewards:bonus``) takes the same
+function: there each outcome is a hand of a learner's bid as it was played in the rollout
+(and each play-out of the rollout values, ``rollout_share``), and ``value`` is what the
+trainer would have paid for it (``match_value_points`` x the change of the team's match-win
+estimate when ``match_value_points`` > 0, else the team's points); what the function returns
+is the bidding seat's reward for the hand, before ``reward_scale`` (train/objectives.py,
+``BidReward``).
+
 The reward is checked before any work: it must import, be callable, and give n finite
 numbers for a sample of n outcomes; anything else is one line. It applies to play-outs on
 the true deal (``worlds: 0``); the bid search's worlds (``worlds > 0``) are valued in
 compiled code, so a custom reward asks for ``worlds: 0``.
 
-An example, ``examples/bid_reward.py``, pays a bonus for bids of 5 or more made.
+An example, ``examples/bid_reward.py``, pays a bonus for bold bids made.
 """
 
 from __future__ import annotations
@@ -81,6 +89,40 @@ def load_reward(text: str) -> Reward:
         ) from None
     check_values(text, out, sample.seat.size)
     return fn
+
+
+def hand_outcome(
+    rules: Rules,
+    seat: np.ndarray,
+    bids: np.ndarray,
+    tricks: np.ndarray,
+    hand_points: np.ndarray,
+    thrown_in: np.ndarray,
+    scores_before: np.ndarray,
+    target: np.ndarray,
+    value: np.ndarray,
+) -> BidOutcome:
+    """The outcome of n hands played to their end, valued for the bidding `seat` (n,) of
+    each: every seat's `bids`, `tricks` and `hand_points` (n, 4), `thrown_in` (n,), the
+    `scores_before` (n, 4) and `target` (n,) of the hand, and the trainer's own `value` (n,)."""
+    bids = np.asarray(bids, np.int64)
+    tricks = np.asarray(tricks, np.int64)
+    thrown = np.asarray(thrown_in, np.bool_)
+    seat = np.asarray(seat, np.int64)
+    return BidOutcome(
+        rules=rules, seat=seat, bid=bids[np.arange(seat.size), seat], bids=bids, tricks=tricks,
+        made=(tricks >= bids) & ~thrown[:, None], hand_points=np.asarray(hand_points, np.int64),
+        thrown_in=thrown, scores_before=np.asarray(scores_before, np.int64),
+        target=np.asarray(target, np.int64), value=np.asarray(value, np.float64),
+    )  # fmt: skip
+
+
+def reward_values(text: str, fn: Reward, outcome: BidOutcome) -> np.ndarray:
+    """(n,) float64: the reward `fn` (named `text`) of the n outcomes, checked as at the
+    start (ConfigError in one line unless n finite numbers)."""
+    out = np.asarray(fn(outcome), np.float64)
+    check_values(text, out, outcome.seat.size)
+    return out
 
 
 def check_values(text: str, out: np.ndarray, n: int) -> None:

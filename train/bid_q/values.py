@@ -8,13 +8,13 @@ import numpy as np
 
 from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
 from fourhundred_agents.scripted.playout import Playout
-from fourhundred_env.cards import BID_OFFSET, NUM_CARDS, REDEAL_ACTION
+from fourhundred_env.cards import NUM_CARDS
 from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.loop import GameLoop
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import seat_view
 from fourhundred_train.bid_q.config import BidQConfig
-from fourhundred_train.bid_q.hooks import BidOutcome, Reward, check_values
+from fourhundred_train.bid_q.hooks import Reward, hand_outcome, reward_values
 from fourhundred_train.bid_q.positions import NUM_BIDS, QBidder, learner_decides, play_to_learner
 from fourhundred_train.workers import in_processes
 
@@ -69,28 +69,18 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
         else:
             v = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
         if reward is not None:
-            v = _custom(reward, engine, part, table, branch, seat, bid, np.asarray(v, np.float64))
+            v = _custom(reward, engine, part, table, branch, seat, np.asarray(v, np.float64))
         out[lo + table, bid] = v
     return out
 
 
 def _custom(reward: tuple[str, Reward], engine: Engine, part: State, table: np.ndarray,
-            branch: State, seat: np.ndarray, bid: np.ndarray, value: np.ndarray) -> np.ndarray:  # fmt: skip
+            branch: State, seat: np.ndarray, value: np.ndarray) -> np.ndarray:  # fmt: skip
     """The custom reward's values of the play-outs `branch` (checked: n finite numbers)."""
-    bids = branch.bids.astype(np.int64)
-    tricks = branch.tricks_won.astype(np.int64)
-    thrown = branch.thrown_in.astype(np.bool_)
-    name, fn = reward
-    asked = np.where(bid == REDEAL_ACTION - NUM_CARDS, 0, bid + NUM_CARDS - BID_OFFSET)
-    outcome = BidOutcome(
-        rules=engine.rules, seat=seat, bid=asked, bids=bids, tricks=tricks,
-        made=(tricks >= bids) & ~thrown[:, None], hand_points=branch.hand_points.astype(np.int64),
-        thrown_in=thrown, scores_before=part.scores_before[table].astype(np.int64),
-        target=part.target[table].astype(np.int64), value=value,
-    )  # fmt: skip
-    out = np.asarray(fn(outcome), np.float64)
-    check_values(name, out, value.size)
-    return out
+    outcome = hand_outcome(engine.rules, seat, branch.bids, branch.tricks_won, branch.hand_points,
+                           branch.thrown_in, part.scores_before[table], part.target[table],
+                           value)  # fmt: skip
+    return reward_values(*reward, outcome)
 
 
 def world_values(engine: Engine, positions: State, config: BidQConfig, chunk: int = 2048,

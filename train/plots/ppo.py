@@ -135,12 +135,17 @@ def figure_bidding(runs: Sequence[Run], smoothing: float | None = None) -> Any |
 def value_loss_label(runs: Sequence[Run]) -> str:
     """The value loss's unit, from the runs' rewards (config.yaml): the returns are rewards x
     reward_scale ("scaled"), the rewards points, the match value (match_value_points x the
-    change of the team's match-win chance: reward match_value) or both."""
+    change of the team's match-win chance: reward match_value), both, or what your own
+    reward pays (reward package.module:function: named by its function)."""
+    from fourhundred_train.config import FIXED_REWARDS
+
     units = set()
     for r in runs:
         reward = r.config.get("reward", "team_points")
         with_value = float(r.config.get("match_value_points") or 0) > 0
-        if reward == "match_value":
+        if reward not in FIXED_REWARDS:
+            units.add(f"scaled {reward.replace(':', '.').rpartition('.')[2]} reward²")
+        elif reward == "match_value":
             units.add("scaled match value²")
         elif with_value:
             units.add("scaled (points + match value)²")
