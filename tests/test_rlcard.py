@@ -163,6 +163,35 @@ def test_the_dmc_model_plays_a_tournament_as_rlcard_path(dmc_run: Path, tmp_path
     }
 
 
+def test_the_dmc_example_keeps_each_checkpoint_as_a_loadable_snapshot(dmc_run: Path) -> None:
+    kept = sorted((dmc_run / "snapshots").iterdir())
+    assert kept, "no snapshot kept"
+    last = json.loads((kept[-1] / "snapshot.json").read_text())
+    final = torch.load(dmc_run / "model.tar", weights_only=True)
+    assert last["frames"] == final["frames"] and kept[-1].name == f"{final['frames']:012d}"
+    assert last["minutes"] >= 0
+    assert (kept[-1] / "model.tar").read_bytes() == (dmc_run / "model.tar").read_bytes()
+    agent = make_agent(f"rlcard:{kept[-1]}")  # the manifest travels with it
+    assert agent.meta["library"] == "rlcard"
+
+
+def test_a_snapshot_is_kept_only_when_model_tar_is_whole_and_new(tmp_path: Path) -> None:
+    example = load_example("rlcard_dmc")
+    from fourhundred_agents.libraries.rlcard import write_manifest
+
+    write_manifest(tmp_path)
+    kept: dict[str, float] = {}
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # no model.tar yet
+    (tmp_path / "model.tar").write_bytes(b"half a file")
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # DMC is still writing it
+    _dmc_file(tmp_path / "model.tar")
+    snapshot = example.keep_snapshot(tmp_path, 0.0, kept)
+    assert snapshot == tmp_path / "snapshots" / "000000000000"
+    assert json.loads((snapshot / "snapshot.json").read_text())["frames"] == 0
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # the same file: kept once
+    make_agent(f"rlcard:{snapshot}")
+
+
 def _dmc_file(path: Path, in_size: int = OBS_SIZE + 66, layers: tuple[int, ...] = (16,)) -> Path:
     sizes = [in_size, *layers, 1]
     state = {}
