@@ -150,7 +150,8 @@ def keep_snapshot(folder: Path, start: float, kept: dict[str, float]) -> Path | 
     and whole; `kept` maps model.tar's last seen mtime. Returns the new snapshot's folder.
 
     DMC rewrites model.tar in place, so a copy is kept only once torch can read it back; each
-    snapshot's ``snapshot.json`` records its frames and the training minutes when it was seen.
+    snapshot's ``snapshot.json`` records its frames and the training minutes when it was first
+    seen (the minutes are counted from just before DMC starts its actors).
     """
     path = folder / "model.tar"
     try:
@@ -166,6 +167,10 @@ def keep_snapshot(folder: Path, start: float, kept: dict[str, float]) -> Path | 
         return None
     kept["mtime"] = mtime
     snapshot = folder / "snapshots" / f"{frames:012d}"
+    if (snapshot / "snapshot.json").is_file():
+        # a checkpoint before the learner's next step (DMC saves on the clock): the same
+        # network, kept with the minutes it was first seen at
+        return None
     snapshot.mkdir(parents=True, exist_ok=True)
     (snapshot / "model.tar").write_bytes(data)
     shutil.copy(folder / MANIFEST_NAME, snapshot / MANIFEST_NAME)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -189,6 +191,11 @@ def test_a_snapshot_is_kept_only_when_model_tar_is_whole_and_new(tmp_path: Path)
     assert snapshot == tmp_path / "snapshots" / "000000000000"
     assert json.loads((snapshot / "snapshot.json").read_text())["frames"] == 0
     assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # the same file: kept once
+    first = json.loads((snapshot / "snapshot.json").read_text())["minutes"]
+    _dmc_file(tmp_path / "model.tar")  # saved again before the learner's next step: the
+    os.utime(tmp_path / "model.tar", (1, 1))  # same network, kept with its first minutes
+    assert example.keep_snapshot(tmp_path, time.time(), kept) is None
+    assert json.loads((snapshot / "snapshot.json").read_text())["minutes"] == first
     make_agent(f"rlcard:{snapshot}")
 
 
