@@ -268,3 +268,25 @@ def test_rlcard_path_plays_as_dmcs_own_agent_predicts(dmc_run: Path) -> None:
         compared += 1
         state, player = env.step(action)
     assert compared >= 4
+
+
+def test_the_dmc_curve_plays_each_snapshot_against_heuristic_v1(
+    dmc_run: Path, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    from fourhundred_tournament.report.statistics import load_report
+
+    spec = importlib.util.spec_from_file_location("dmc_curve", ROOT / "benchmarks/dmc_curve.py")
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    kept = curve.snapshots(dmc_run.parent)
+    assert [meta["frames"] for _, meta in kept] == sorted(meta["frames"] for _, meta in kept)
+    snapshot, meta = kept[-1]
+    result = curve.evaluate(snapshot, tmp_path / "eval", matches=1, seed=3, workers=1)
+    assert result["games"] == 2 and result["low"] <= result["rate"] <= result["high"]
+    _, report = load_report(tmp_path / "eval" / "results.sqlite")
+    board = {row["agent"]: row for row in report["leaderboard"]}
+    assert result["rate"] == board[f"rlcard:{snapshot}"]["win_rate"]  # the snapshot's side
+    row = {**meta, **result}
+    assert f"| {meta['frames']:,} | {100 * result['rate']:.1f} [" in curve.table([row])
