@@ -16,6 +16,14 @@ over the frames and writes TensorBoard scalars under the run folder (``charts/re
 
     fourhundred tournament --agents rlcard:runs/rlcard_dmc__1__<time>/dmc heuristic-v1
 
+DMC overwrites model.tar at each checkpoint (every ``--save-interval`` minutes); this script
+keeps a copy of each in ``dmc/snapshots/<frames>/`` (model.tar, the manifest and a
+``snapshot.json`` of its frames and training minutes), each playable as ``rlcard:<folder>``,
+which ``benchmarks/dmc_curve.py`` turns into a learning curve. ``--total-minutes`` ends a run by
+the clock, with DMC's own final checkpoint::
+
+    python examples/rlcard_dmc.py --total-minutes 60 --save-interval 5 --num-actors 1
+
 DMC is asynchronous (actor processes and learner threads), so two runs with one seed see the
 same deals in the same order per actor but not the same updates: not bit for bit the same.
 DMC's ``meta.json`` records the process environment; this script blanks it.
@@ -28,8 +36,11 @@ import ast
 import csv
 import dataclasses
 import inspect
+import io
 import itertools
+import json
 import multiprocessing
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -42,7 +53,7 @@ import yaml
 from tqdm import tqdm
 
 import fourhundred_env.envs.rlcard  # noqa: F401 - registers "fourhundred"
-from fourhundred_agents.libraries.rlcard import write_manifest
+from fourhundred_agents.libraries.rlcard import MANIFEST_NAME, write_manifest
 from fourhundred_env import Rules
 
 
@@ -77,6 +88,12 @@ class Args:
     """Actors' exploration: a random legal action with this probability."""
     save_interval: float = 30.0
     """Minutes between DMC's checkpoints (it also saves at the start and the end)."""
+    total_minutes: float = 0.0
+    """Stop after this many minutes of training, with DMC's final checkpoint (0: no limit,
+    only total_frames)."""
+    snapshots: bool = True
+    """Keep a copy of each checkpoint DMC saves (it overwrites model.tar) in
+    dmc/snapshots/<frames>/, loadable as rlcard:<that folder>, for a learning curve."""
     tensorboard: bool = True
     """Write TensorBoard events (needs the tensorboard package)."""
     progress: bool = True
@@ -128,11 +145,60 @@ def read_log(folder: Path) -> list[dict[str, float]]:
     return rows
 
 
-def follow(folder: Path, args: Args, stop: threading.Event, writer) -> None:
-    """Until `stop`: move the bar to DMC's frames and log each new row to TensorBoard."""
+def keep_snapshot(folder: Path, start: float, kept: dict[str, float]) -> Path | None:
+    """Copy DMC's ``model.tar`` (with the manifest) into ``snapshots/<frames>/`` when it is new
+    and whole; `kept` maps model.tar's last seen mtime. Returns the new snapshot's folder.
+
+    DMC rewrites model.tar in place, so a copy is kept only once torch can read it back; each
+    snapshot's ``snapshot.json`` records its frames and the training minutes when it was first
+    seen (the minutes are counted from just before DMC starts its actors).
+    """
+    path = folder / "model.tar"
+    try:
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    if kept.get("mtime") == mtime:
+        return None
+    data = path.read_bytes()
+    try:
+        frames = int(torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)["frames"])
+    except Exception:  # half written: try again on the next poll
+        return None
+    kept["mtime"] = mtime
+    snapshot = folder / "snapshots" / f"{frames:012d}"
+    if (snapshot / "snapshot.json").is_file():
+        # a checkpoint before the learner's next step (DMC saves on the clock): the same
+        # network, kept with the minutes it was first seen at
+        return None
+    snapshot.mkdir(parents=True, exist_ok=True)
+    (snapshot / "model.tar").write_bytes(data)
+    shutil.copy(folder / MANIFEST_NAME, snapshot / MANIFEST_NAME)
+    minutes = (time.time() - start) / 60
+    (snapshot / "snapshot.json").write_text(
+        json.dumps({"frames": frames, "minutes": round(minutes, 3)}) + "\n"
+    )
+    return snapshot
+
+
+def follow(folder: Path, args: Args, stop: threading.Event, writer, trainer=None) -> None:
+    """Until `stop`: move the bar to DMC's frames, log each new row to TensorBoard, keep a
+    snapshot of each checkpoint and, past ``total_minutes``, tell DMC to finish."""
     bar = tqdm(total=args.total_frames, unit="frame", disable=not args.progress)
     seen = 0
+    start = time.time()
+    kept: dict[str, float] = {}
     while True:
+        if args.snapshots:
+            keep_snapshot(folder, start, kept)
+        if (
+            trainer is not None
+            and args.total_minutes
+            and time.time() - start > args.total_minutes * 60
+        ):
+            # DMC's loops run while frames < total_frames: lowering it ends them, and DMC
+            # then saves its final checkpoint as it does at the end of a run
+            trainer.total_frames = 0
         rows = read_log(folder)
         for row in rows[seen:]:
             frames = int(row.get("frames", 0))
@@ -147,6 +213,8 @@ def follow(folder: Path, args: Args, stop: threading.Event, writer) -> None:
                         writer.add_scalar(f"losses/loss_{p}", row[f"loss_{p}"], frames)
         seen = len(rows)
         if stop.is_set():
+            if args.snapshots:
+                keep_snapshot(folder, start, kept)  # DMC's final checkpoint
             break
         stop.wait(1.0)
     bar.close()
@@ -187,7 +255,9 @@ def main(args: Args) -> Path:
         writer.add_text("hyperparameters", str(dataclasses.asdict(args)))
     before = set(multiprocessing.active_children())
     stop = threading.Event()
-    monitor = threading.Thread(target=follow, args=(folder, args, stop, writer), daemon=True)
+    monitor = threading.Thread(
+        target=follow, args=(folder, args, stop, writer, trainer), daemon=True
+    )
     monitor.start()
     try:
         trainer.start()

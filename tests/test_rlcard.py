@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -163,6 +165,40 @@ def test_the_dmc_model_plays_a_tournament_as_rlcard_path(dmc_run: Path, tmp_path
     }
 
 
+def test_the_dmc_example_keeps_each_checkpoint_as_a_loadable_snapshot(dmc_run: Path) -> None:
+    kept = sorted((dmc_run / "snapshots").iterdir())
+    assert kept, "no snapshot kept"
+    last = json.loads((kept[-1] / "snapshot.json").read_text())
+    final = torch.load(dmc_run / "model.tar", weights_only=True)
+    assert last["frames"] == final["frames"] and kept[-1].name == f"{final['frames']:012d}"
+    assert last["minutes"] >= 0
+    assert (kept[-1] / "model.tar").read_bytes() == (dmc_run / "model.tar").read_bytes()
+    agent = make_agent(f"rlcard:{kept[-1]}")  # the manifest travels with it
+    assert agent.meta["library"] == "rlcard"
+
+
+def test_a_snapshot_is_kept_only_when_model_tar_is_whole_and_new(tmp_path: Path) -> None:
+    example = load_example("rlcard_dmc")
+    from fourhundred_agents.libraries.rlcard import write_manifest
+
+    write_manifest(tmp_path)
+    kept: dict[str, float] = {}
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # no model.tar yet
+    (tmp_path / "model.tar").write_bytes(b"half a file")
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # DMC is still writing it
+    _dmc_file(tmp_path / "model.tar")
+    snapshot = example.keep_snapshot(tmp_path, 0.0, kept)
+    assert snapshot == tmp_path / "snapshots" / "000000000000"
+    assert json.loads((snapshot / "snapshot.json").read_text())["frames"] == 0
+    assert example.keep_snapshot(tmp_path, 0.0, kept) is None  # the same file: kept once
+    first = json.loads((snapshot / "snapshot.json").read_text())["minutes"]
+    _dmc_file(tmp_path / "model.tar")  # saved again before the learner's next step: the
+    os.utime(tmp_path / "model.tar", (1, 1))  # same network, kept with its first minutes
+    assert example.keep_snapshot(tmp_path, time.time(), kept) is None
+    assert json.loads((snapshot / "snapshot.json").read_text())["minutes"] == first
+    make_agent(f"rlcard:{snapshot}")
+
+
 def _dmc_file(path: Path, in_size: int = OBS_SIZE + 66, layers: tuple[int, ...] = (16,)) -> Path:
     sizes = [in_size, *layers, 1]
     state = {}
@@ -232,3 +268,25 @@ def test_rlcard_path_plays_as_dmcs_own_agent_predicts(dmc_run: Path) -> None:
         compared += 1
         state, player = env.step(action)
     assert compared >= 4
+
+
+def test_the_dmc_curve_plays_each_snapshot_against_heuristic_v1(
+    dmc_run: Path, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    from fourhundred_tournament.report.statistics import load_report
+
+    spec = importlib.util.spec_from_file_location("dmc_curve", ROOT / "benchmarks/dmc_curve.py")
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    kept = curve.snapshots(dmc_run.parent)
+    assert [meta["frames"] for _, meta in kept] == sorted(meta["frames"] for _, meta in kept)
+    snapshot, meta = kept[-1]
+    result = curve.evaluate(snapshot, tmp_path / "eval", matches=1, seed=3, workers=1)
+    assert result["games"] == 2 and result["low"] <= result["rate"] <= result["high"]
+    _, report = load_report(tmp_path / "eval" / "results.sqlite")
+    board = {row["agent"]: row for row in report["leaderboard"]}
+    assert result["rate"] == board[f"rlcard:{snapshot}"]["win_rate"]  # the snapshot's side
+    row = {**meta, **result}
+    assert f"| {meta['frames']:,} | {100 * result['rate']:.1f} [" in curve.table([row])
