@@ -145,12 +145,25 @@ def test_the_checkpoint_is_refused_without_its_features_or_with_others(
     assert said in str(e.value) and "\n" not in str(e.value), str(e.value)
 
 
-def test_evaluate_run_refuses_the_run_in_one_line_naming_the_features(trained, capsys) -> None:
-    """evaluate-run plays a PPO bidding run's policy.pt as neural-bid: without features=,
-    which it never reads from the run's config (data names no code): refused in one line."""
-    code = main(["evaluate-run", str(trained[0]), "--matches", "1", "--workers", "1"])
+def test_evaluate_run_plays_the_run_with_its_features_named_again(trained, capsys) -> None:
+    """evaluate-run plays a PPO bidding run's policy.pt as neural-bid:, with the features
+    named again by --features: it never takes them from the run's config (a file names no
+    code that is run), and is refused in one line without them."""
+    run = str(trained[0])
+    code = main(["evaluate-run", run, "--matches", "1", "--workers", "1"])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "features=SPEC" in err, err
+    assert code == 2 and err.count("\n") == 1 and "expected them named again, --features" in err
+    code = main(["evaluate-run", run, "--matches", "1", "--workers", "1",
+                 "--features", EXAMPLE])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and f"neural-bid:{run}/policy.pt,features={EXAMPLE} against" in out, out
+
+
+def test_evaluate_run_refuses_features_for_a_run_without_them(tmp_path: Path, capsys) -> None:
+    _trainer(tmp_path / "run", "total_decisions=512").train(progress=False)
+    code = main(["evaluate-run", str(tmp_path / "run"), "--features", EXAMPLE])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "trained without bid features" in err, err
 
 
 def test_same_seed_same_weights_with_features_and_a_resume_goes_on_exactly(
