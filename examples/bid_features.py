@@ -1,9 +1,10 @@
-"""Bid features of your own for the fitted-Q bidder: the hearts above the ten and the
+"""Bid features of your own for either bid trainer: the hearts above the ten and the
 partner's bid, two things the plain network (``net: mlp``) must otherwise dig out of the
 observation.
 
     fourhundred train bidding_q_short net=mlp worlds=0 \\
         features=examples/bid_features.py:honours_and_partner
+    fourhundred train bidding_short features=examples/bid_features.py:honours_and_partner
     fourhundred bid-eval \\
         neural-bid:runs/.../policy.pt,features=examples/bid_features.py:honours_and_partner
 

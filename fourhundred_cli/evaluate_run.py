@@ -3,7 +3,9 @@
 The spec that plays a snapshot follows the run's mode: a bidding run (PPO's ``mode:
 bidding``, the fitted-Q bidder's ``mode: bid_q``) made a bidder, played as ``neural-bid:``
 (its bids, the cards by the play policy recorded in the checkpoint, ``heuristic-v1`` for
-the fitted-Q bidder); any other as ``neural:``."""
+the fitted-Q bidder); any other as ``neural:``. A bidder trained with bid features of your
+own is played with them named again (``--features SPEC``, as ``neural-bid:PATH,features=SPEC``):
+the run's config.yaml records them, but a file names no code that is run (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(default: none)",
     )  # fmt: skip
     p.add_argument("--workers", type=int, default=2, help="processes playing the games")
+    p.add_argument(
+        "--features", metavar="SPEC", default="",
+        help="a bidding run's bid features of your own, named again as in training (its "
+        "config's features=; package.module:function or FILE.py:function): the run's model "
+        "is played as neural-bid:PATH,features=SPEC (default: none)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
             )
         return _final_model(args, run)
     config = load_config(run / "config.yaml")
+    if args.features:  # no trainer that keeps snapshots reads bid features
+        raise FourHundredError(
+            f"--features {args.features!r}: {args.run!r} is a {config.mode} run, which reads no "
+            "bid features: expected --features for a bidding run's one model"
+        )
     snapshots = sorted((run / "checkpoints").glob("policy_*.pt"))[:: args.every]
     if not snapshots:
         raise FourHundredError(f"{args.run!r} has no checkpoints/policy_*.pt snapshots")
@@ -142,15 +155,15 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
     step: a run written by another library's example (the SB3 and CleanRL examples:
     model.zip, or policy.pt with policy.json; its config's total_timesteps), a fitted-Q
     bidder's (positions fitted) or a PPO bidder's (learner decisions). The model's spec is
-    what the file can do (`model_spec`): a bidder is played as ``neural-bid:``."""
+    what the file can do (`model_spec`): a bidder is played as ``neural-bid:``, with the bid
+    features of your own it was trained with named again (``--features``)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from fourhundred_agents.libraries.agent import model_spec
     from fourhundred_env.configs import load_yaml
     from fourhundred_train.evaluate import evaluate_pair
 
     meta = load_yaml(run / "config.yaml", "run config")
-    spec = model_spec(run)
+    spec = _model_with_features(run, meta, args.features)
     opponent = args.opponent or str(meta.get("eval_opponent", "heuristic-v1"))
     matches = args.matches or int(meta.get("eval_matches") or 100)
     rules = str(meta.get("rules", "wiki"))
@@ -168,6 +181,30 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
         f"  points/hand {result['eval/points_per_hand']:+.2f}"
     )
     return 0
+
+
+def _model_with_features(run: Path, meta: dict, features: str) -> str:
+    """The spec of a run's one model (`model_spec`): a bidder trained with bid features of
+    your own (its config's ``features``) played with `features` named again, as
+    ``neural-bid:PATH,features=SPEC``; refused in one line without them, or with them for a
+    run that has none (the checkpoint's own check then compares name and width)."""
+    from fourhundred_agents.libraries.agent import model_spec
+
+    trained = str(meta.get("features") or "")
+    if trained and not features:
+        raise FourHundredError(
+            f"{str(run)!r} was trained with bid features (features={trained[:200]!r}): expected "
+            "them named again, --features SPEC (a run's config never names code that is run; "
+            "docs/security.md)"
+        )
+    if not features:
+        return model_spec(run)
+    if not trained or meta.get("mode") not in ("bidding", "bid_q"):
+        raise FourHundredError(
+            f"--features {features!r}: {str(run)!r} was trained without bid features: expected "
+            "no --features"
+        )
+    return f"neural-bid:{run / 'policy.pt'},features={features}"
 
 
 def _final_step(run: Path, meta: dict) -> int:

@@ -83,3 +83,11 @@ def test_the_guide_s_own_features_commands_run_at_a_small_size(
     capsys.readouterr()
     assert main([*argv, "--out", str(tmp_path / "report")]) == 0
     assert "bidder - heuristic-v1" in capsys.readouterr().out
+    # PPO bidding takes the same function; its own evaluation (the last update) names it
+    argv = _guide(f"fourhundred train bidding_short {feature}")
+    ppo = tmp_path / "ppo"
+    assert main([*argv, *SMALL_PPO, "eval_every=1000", f"runs_dir={ppo}"]) == 0
+    (run,) = ppo.iterdir()
+    assert "eval/bid_dwin_pp" in capsys.readouterr().out
+    assert main(["evaluate-run", str(run), "--matches", "1", "--workers", "1", "--features",
+                 feature.removeprefix("features=")]) == 0  # fmt: skip

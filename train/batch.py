@@ -42,6 +42,7 @@ class Rollout:
     done: np.ndarray  # (T, B) bool: an episode ended at this step
     thrown_in: np.ndarray  # (T, B) bool
     learner: np.ndarray  # (B, 4) bool: seats whose decisions the learner made
+    extra: np.ndarray | None = None  # (T, B, F) float32: your bid features (config features)
     teacher: np.ndarray | None = None  # (T, B) int64: the teacher's action (Kickstart)
     hidden: np.ndarray | None = None  # (T, B, 3) uint64: other hands (OracleValue)
     scores_before: np.ndarray | None = None  # (T, B, 4) int32: pre-hand scores (MatchBonus)
@@ -68,3 +69,4 @@ class Batch:
     value: np.ndarray  # (N,) float32: the value estimate when it was taken
     advantage: torch.Tensor  # (N,) float32: GAE advantage
     ret: torch.Tensor  # (N,) float32: GAE return, the value target
+    extra: torch.Tensor | None = None  # (N, F) float32: your bid features, as collected

@@ -55,9 +55,18 @@ def build_parts(
     global generator on the CPU: whoever wants given weights seeds it before (the trainer
     does, with ``derive_seed(seed, 0)``); the order fixes which draws each network gets, and
     the device (None: the CPU) does not change them: the learner's are copies of the
-    rollouts' networks moved there."""
-    net_config = NetConfig(hidden=config.hidden, layers=config.layers)
+    rollouts' networks moved there. With `features` (mode bidding), the function is loaded and
+    checked on sample views first (ConfigError in one line), and the policy network reads its
+    F columns after the observation (its ``extra_features``; the oracle critic does not)."""
+    features = None
+    if config.features:
+        from fourhundred_agents.neural.extra_features import load_features
+
+        features = load_features(config.features, engine.rules)
+    extra = 0 if features is None else features.size
+    net_config = NetConfig(hidden=config.hidden, layers=config.layers, extra_inputs=extra)
     play_net = PolicyValueNet(net_config)
+    play_net.extra_features = features
     play_critic = OracleCritic(net_config) if config.oracle_critic else None
     net, critic = play_net, play_critic
     if device is not None:

@@ -12,6 +12,7 @@ from fourhundred_env.envs.bidding import FourHundredBidVectorEnv
 from fourhundred_env.envs.config import ScoreDistribution
 from fourhundred_env.envs.vector import FourHundredVectorEnv
 from fourhundred_env.observation import OBS_SIZE
+from fourhundred_env.view import seat_view
 from fourhundred_train.batch import Group, Rollout
 from fourhundred_train.config import TrainConfig
 from fourhundred_train.network import OracleCritic, PolicyValueNet, masked_logits
@@ -50,6 +51,9 @@ class Collector:
         self.parts = parts
         self.update = 0
         self.blank = () if config.match_features else MATCH_FIELDS
+        # your bid features (config features; None: none): worked out at every step from the
+        # acting seat's view and stored with the rollout, so the update reads them back
+        self.features = getattr(net, "extra_features", None)
 
     # -- environments -----------------------------------------------------------------------
     def _groups(self, update: int, pool: list[str]) -> list[Group]:
@@ -152,6 +156,8 @@ class Collector:
             thrown_in=np.empty((t_steps, b), bool),
             learner=learner,
         )
+        if self.features is not None:
+            r.extra = np.empty((t_steps, b, self.features.size), np.float32)
         for o in self.objectives:
             o.start(r, self.update)
         return r
@@ -164,6 +170,8 @@ class Collector:
             blank_fields(r.obs[t, rows], self.blank)
             r.mask[t, rows] = g.obs["action_mask"]
             r.seat[t, rows] = g.seat
+            if r.extra is not None:  # the bidding seat's own view (the observation's)
+                r.extra[t, rows] = self.features(seat_view(self.engine, g.env.state))
             for o in self.objectives:
                 o.record(r, t, rows, g.env.state, g.seat)
 
@@ -172,7 +180,10 @@ class Collector:
         value estimates (the oracle critic's when there is one)."""
         with torch.no_grad():
             obs = torch.from_numpy(r.obs[t])
-            logits, value = self.net(obs)
+            if r.extra is None:
+                logits, value = self.net(obs)
+            else:
+                logits, value = self.net(obs, torch.from_numpy(r.extra[t]))
             if self.critic is not None:
                 value = self.critic(obs, unpack_hands(r.hidden[t]))
             logp_all = torch.log_softmax(masked_logits(logits, torch.from_numpy(r.mask[t])), -1)

@@ -66,6 +66,13 @@ class TrainConfig:
     ``fourhundred.bid_rewards``): a function of a BidOutcome (train/bid_q/hooks.py) giving
     each hand's reward of the bidding seat, as the fitted-Q bidder's `reward` does; it is
     checked before any work."""
+    features: str = ""
+    """Mode "bidding": bid features of your own, appended to the policy's input at every
+    learner bid: ``package.module:function`` (or ``path/to/file.py:function``, or an entry
+    point in ``fourhundred.bid_features``) taking the bidding seat's SeatView of K tables and
+    returning (K, F) finite numbers (agents/neural/extra_features.py), checked before any
+    work. policy.pt records only the function's name and F: play it as
+    ``neural-bid:PATH,features=SPEC``. '' = none."""
     match_value_points: float = 0.0
     """Match value: > 0 adds to each hand's reward what the hand did to the team's chance of
     winning the match, times this many points (before reward_scale): the change of the
@@ -255,6 +262,11 @@ class TrainConfig:
             raise ConfigError(
                 f"reward={self.reward!r}: expected one of {', '.join(FIXED_REWARDS)} (your own "
                 "reward, 'package.module:function', is for mode 'bidding')"
+            )
+        if self.features and self.mode != "bidding":
+            raise ConfigError(
+                f"features={self.features!r}: your own bid features are for mode 'bidding' "
+                "(the learner's bids alone read them)"
             )
         if self.match_value_points < 0 or (
             self.reward == "match_value" and self.match_value_points == 0

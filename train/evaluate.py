@@ -84,12 +84,14 @@ def make_evaluator(
         snap = Path(run_dir) / "eval" / f"update_{update:05d}" / "policy.pt"
         snap.parent.mkdir(parents=True, exist_ok=True)
         snap.write_bytes(Path(policy_path).read_bytes())
+        # your bid features named again, as the checkpoint is played anywhere
+        spec = f"{kind}:{snap}" + (f",features={config.features}" if config.features else "")
         out = evaluate_pair(
-            f"{kind}:{snap}", config.eval_opponent, matches=config.eval_matches,
+            spec, config.eval_opponent, matches=config.eval_matches,
             seed=eval_seed(config.seed, update), rules=config.rules, out_dir=snap.parent,
         )  # fmt: skip
         if bids is not None:  # the bidding benchmark's hands, its own seeds
-            out.update(bids(f"{kind}:{snap}"))
+            out.update(bids(spec))
         return out
 
     return evaluate

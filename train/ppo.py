@@ -97,6 +97,7 @@ class Trainer:
             c, self.engine, parts.play_net, parts.play_critic, self.objectives
         )
         self.blank = self.collector.blank  # the match fields blanked (match_features: false)
+        self.features = self.collector.features  # your bid features (None: none)
         self.rollout_actors = None
         if c.backend == "ray":
             from fourhundred_train.ray_rollouts import RolloutActors
@@ -247,6 +248,9 @@ class Trainer:
         adv, returns, valid = self.advantages(r)
         idx = np.flatnonzero(valid.reshape(-1))
         device = self.device
+        extra = None  # your bid features, as the rollout stored them (not worked out again)
+        if r.extra is not None:
+            extra = torch.from_numpy(r.extra.reshape(-1, r.extra.shape[-1])[idx]).to(device)
         return Batch(
             index=idx,
             obs=torch.from_numpy(r.obs.reshape(-1, r.obs.shape[-1])[idx]).to(device),
@@ -256,6 +260,7 @@ class Trainer:
             value=r.value.reshape(-1)[idx],
             advantage=torch.from_numpy(adv.reshape(-1)[idx]).to(device),
             ret=torch.from_numpy(returns.reshape(-1)[idx]).to(device),
+            extra=extra,
         )
 
     # -- learning ---------------------------------------------------------------------------
@@ -301,7 +306,10 @@ class Trainer:
         entropy bonus, each objective's terms added in the objectives' order."""
         c = self.config
         obs = batch.obs[rows]
-        logits, value = self.net(obs)
+        if batch.extra is None:
+            logits, value = self.net(obs)
+        else:
+            logits, value = self.net(obs, batch.extra[rows])
         logp_all = torch.log_softmax(masked_logits(logits, batch.mask[rows]), -1)
         logp = logp_all.gather(1, batch.action[rows, None]).squeeze(1)
         mb = Minibatch(rows, obs, logp_all, logp_all.exp(), batch.ret[rows])
@@ -389,6 +397,8 @@ class Trainer:
                  "reward_scale": self.config.reward_scale,
                  "match_value_points": self.config.match_value_points,
                  "blank_fields": list(self.blank)}  # fmt: skip
+        if self.features is not None:  # its name and width only: a checkpoint names no code
+            extra["features"] = self.features.record()
         last = policy_record(self.net, self.rules, extra)  # what training resumes from
         if self.averaged:
             mean = {**extra, "averaged": self.averaged}
@@ -428,6 +438,7 @@ class Trainer:
         data = read_checkpoint(path)
         if data.get("format") != "fourhundred-train-v1":
             raise CheckpointError(f"{str(path)!r} is a policy, not a training checkpoint to resume")
+        self._check_features(data["policy"], path)
         self.net.load_state_dict(data["policy"]["state_dict"])
         if (data.get("critic") is None) != (self.critic is None):
             raise CheckpointError(
@@ -442,6 +453,22 @@ class Trainer:
         self.update = int(data["update"])
         self.decisions = int(data["decisions"])
         self.pool = list(data["pool"])
+
+    def _check_features(self, policy: dict[str, Any], path: Path) -> None:
+        """Refuse (CheckpointError, one line) to resume a run whose network reads other bid
+        features than this config's `features` (none where it reads some, or another
+        function's name or width): the check a checkpoint gets where it is played."""
+        from fourhundred_agents.neural.extra_features import recorded_problem
+
+        net = policy.get("net") if isinstance(policy.get("net"), dict) else {}
+        extra = policy.get("extra") if isinstance(policy.get("extra"), dict) else {}
+        problem = recorded_problem(self.features, extra.get("features"),
+                                   int(net.get("extra_inputs", 0)), "its latest.pt", str(path))  # fmt: skip
+        if problem is not None:
+            raise CheckpointError(
+                f"--resume {str(self.run_dir)!r}: {problem} (a run goes on with its own "
+                "features, as its config.yaml names them)"
+            )
 
 
 AGENT_KEYS = ("opponent", "play_policy", "eval_opponent", "teacher")

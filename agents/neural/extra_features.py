@@ -1,14 +1,17 @@
 """Your own bid features: extra inputs of a bidding network, from code you name
-(``fourhundred train bidding_q features=SPEC``; played by ``neural-bid:PATH,features=SPEC``).
+(``fourhundred train bidding_q features=SPEC``, or PPO bidding's ``train bidding_short
+features=SPEC``; played by ``neural-bid:PATH,features=SPEC``).
 
 **The contract.** A feature function takes a :class:`~fourhundred_env.view.SeatView` of K
 tables, at each of which ``view.seat`` is to bid, and returns a (K, F) array of finite numbers
 (converted to float32), the same F for every call; row k is about table k. It is called at
-every bid the network makes: in training on every recorded position (once per iteration, and
-again on a resume) and at the learner's bids of the matches and play-outs; at play time at
-every bid. It reads only the view (what that seat may see), so it must be a function of it:
-the same view, the same row, in any batch. Its F columns are appended to the network's input
-(the observation of ``net: mlp``, the shared entries of ``net: bid_features``); a match field
+every bid the network makes: in the fitted-Q bidder's training on every recorded position (once
+per iteration, and again on a resume) and at the learner's bids of the matches and play-outs;
+in PPO bidding at every rollout step, for the seat to bid at every table (the columns stored
+with the rollout, which the update reads back); at play time at every bid. It reads only the
+view (what that seat may see), so it must be a function of it: the same view, the same row, in
+any batch. Its F columns are appended to the network's input (the observation of ``net: mlp``
+and of PPO's policy network, the shared entries of ``net: bid_features``); a match field
 blanked by ``match_features: false`` is blanked in the observation only.
 
 **Named again at play time.** A checkpoint is data and never names code to import
