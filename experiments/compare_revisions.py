@@ -6,8 +6,9 @@
 `--before` is another checkout of the repository with its own `.venv` (``git worktree add
 /tmp/base REV`` then ``make .venv/.installed`` there); "after" is this one. The script runs
 in each checkout with that checkout's Python, alternately (after, before, after, ...), so
-both see the same load. Every number of each output line is collected; the table shows, per
-line, the median of each side over the rounds and their ratio (after / before).
+both see the same load. Each output line's rate (its first number before ".../s", else its
+largest) is collected; the table shows, per line, the median of each side over the rounds
+and their ratio (after / before).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+RATE = re.compile(r"(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)\s*[\w ]*?/s\b")
 
 
 def run(checkout: Path, argv: list[str]) -> list[str]:
@@ -34,8 +36,12 @@ def run(checkout: Path, argv: list[str]) -> list[str]:
     ]  # fmt: skip
 
 
-def figures(line: str) -> list[float]:
-    return [float(x.replace(",", "")) for x in NUMBER.findall(line)]
+def rate(line: str) -> float:
+    """The line's first rate (a number before ".../s"), else its largest number."""
+    found = RATE.search(line)
+    if found:
+        return float(found.group(1).replace(",", ""))
+    return max(float(x.replace(",", "")) for x in NUMBER.findall(line))
 
 
 def main() -> None:
@@ -59,14 +65,10 @@ def main() -> None:
         cells = [c.strip() for c in line.strip("| ").split("|")]
         label = (f"{cells[0]} (B {cells[1]})" if len(cells) > 2 else NUMBER.sub("#", line))[:70]
         try:
-            a = [figures(rounds[i]) for rounds in runs["after"]]
-            b = [figures(rounds[i]) for rounds in runs["before"]]
+            ma = statistics.median(rate(rounds[i]) for rounds in runs["after"])
+            mb = statistics.median(rate(rounds[i]) for rounds in runs["before"])
         except IndexError:
             continue
-        # the line's largest figure is its rate (a row's other numbers are sizes, ratios)
-        k = max(range(len(a[0])), key=lambda j: a[0][j])
-        ma = statistics.median(x[k] for x in a if len(x) > k)
-        mb = statistics.median(x[k] for x in b if len(x) > k)
         ratio = ma / mb if mb else float("nan")
         print(f"| {label} | {mb:,.0f} | {ma:,.0f} | {ratio:.2f} |")
 
