@@ -158,7 +158,7 @@ def test_each_layer_loads_only_what_it_may(code: str, forbidden: set[str]) -> No
 
 # the wings of agents/, lowest first: a module imports only from its own wing or a lower one
 AGENT_WINGS = {
-    "compiled": 0, "draws": 0,
+    "compiled": 0, "draws": 0, "hooks": 0,
     "protocol": 1,
     "scripted": 2, "value": 2, "remote": 2, "human": 2,
     "neural": 3,
@@ -174,8 +174,9 @@ def _wing(module: str) -> str:
 
 
 def test_agent_wings_import_downwards_only() -> None:
-    """protocol, draws and the compiled-policy data know no bot; scripted bots and value
-    estimates know the protocol; neural bots the scripted ones; search the neural ones."""
+    """protocol, draws, the hooks and the compiled-policy data know no bot; scripted bots
+    and value estimates know the protocol; neural bots the scripted ones; search the neural
+    ones."""
     wrong = []
     for path in sorted((ROOT / "agents").rglob("*.py")):
         module = _module_name(path)
