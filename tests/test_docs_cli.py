@@ -79,7 +79,10 @@ def test_a_mistyped_flag_shows_that_subcommand_s_usage(argv, capsys) -> None:
     assert "unrecognized arguments" in err
 
 
-@pytest.mark.parametrize("script", ["examples/sb3_maskable_ppo.py", "examples/cleanrl_ppo.py"])
+@pytest.mark.parametrize(
+    "script",
+    ["examples/sb3_maskable_ppo.py", "examples/cleanrl_ppo.py", "examples/openspiel_dqn.py"],
+)
 def test_the_examples_flags_have_help_with_defaults(script: str) -> None:
     out = subprocess.run([sys.executable, script, "--help"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300, check=True).stdout  # fmt: skip

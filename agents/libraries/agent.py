@@ -1,6 +1,8 @@
 """The agent that plays a model of another RL library, and its registrations (``sb3:PATH``,
 ``torch:PATH``, ``rlcard:PATH``), and the registration of OpenSpiel's bots (``openspiel:ismcts``,
-``openspiel:random``; :mod:`fourhundred_agents.libraries.openspiel`).
+``openspiel:random``; :mod:`fourhundred_agents.libraries.openspiel`) and networks
+(``openspiel:dqn,path=PATH``, ``openspiel:nfsp,path=PATH``;
+:mod:`fourhundred_agents.libraries.openspiel_net`).
 
 A :class:`LibraryPolicyAgent` encodes each view with the one encoder
 (:func:`fourhundred_env.observation.encode_observation`), asks the model for one score per
@@ -130,10 +132,20 @@ class TorchSettings:
 class OpenSpielSettings:
     """``openspiel:ismcts`` (OpenSpiel's IS-MCTS with random rollouts; the settings below) or
     ``openspiel:random`` (OpenSpiel's uniform random bot): each decision searched or drawn on
-    the one-hand OpenSpiel game of the position, team points as the return."""
+    the one-hand OpenSpiel game of the position, team points as the return. Or
+    ``openspiel:dqn,path=PATH`` / ``openspiel:nfsp,path=PATH``: the network OpenSpiel's
+    PyTorch DQN / NFSP saved, on the seat's information-state tensor."""
 
-    bot: Literal["ismcts", "random"]
+    bot: Literal["ismcts", "random", "dqn", "nfsp"]
     """Which OpenSpiel bot plays."""
+    path: str = ""
+    """dqn, nfsp: the file the learner saved (examples/openspiel_dqn.py:
+    runs/<name>__<seed>__<time>/dqn.pt), a ``fourhundred.json`` beside it checked if there."""
+    sample: bool = False
+    """nfsp: draw from the average policy over the legal actions (with the decision's own
+    uniform) instead of playing its most likely one; dqn plays its highest Q always."""
+    device: str = "cpu"
+    """dqn, nfsp: where the network runs, as for ``neural:`` (on a GPU not replayable)."""
     simulations: int = 1000
     """IS-MCTS: simulations a decision (OpenSpiel's MCTS example's default: about 1.5 s a
     decision on the 2-core machine; 16 to 24 make about 20 ms, BENCHMARKS.md)."""
@@ -162,6 +174,19 @@ class OpenSpielSettings:
                 f"rollout={self.rollout!r}: expected random or a bot of this process that "
                 "plays every seat (not a program, a person, a composition or another search)"
             )
+        networks = self.bot in ("dqn", "nfsp")
+        if networks != bool(self.path):
+            raise ConfigError(
+                f"openspiel:{self.bot},path={self.path!r}: "
+                + (f"expected the file {self.bot.upper()} saved, as in openspiel:{self.bot},path=PATH"
+                   if networks else "only dqn and nfsp read a file")
+            )  # fmt: skip
+        if self.sample and self.bot != "nfsp":
+            raise ConfigError(
+                f"openspiel:{self.bot},sample=true: only nfsp has a policy to sample from "
+                "(DQN's outputs are Q-values)"
+            )
+        check_device(self.device, present=networks)
 
 
 @dataclass(frozen=True)
@@ -201,6 +226,16 @@ def _rlcard_factory(rules: Rules, seed: int, settings: RLCardSettings) -> Agent:
 def _openspiel_factory(rules: Rules, seed: int, settings: OpenSpielSettings) -> Agent:
     from fourhundred_agents.libraries.openspiel import OpenSpielAgent, ismcts_bot, random_bot
 
+    if settings.bot in ("dqn", "nfsp"):
+        from fourhundred_agents.libraries.openspiel_net import load_openspiel_net
+
+        model = load_openspiel_net(settings.path, settings.bot, rules, settings.device)
+        agent = LibraryPolicyAgent(
+            f"openspiel:{settings.bot},path={settings.path}", model.scores, rules, seed,
+            settings.sample, settings.bot == "nfsp", model.meta,
+        )  # fmt: skip
+        agent.replayable = model.device.type == "cpu"
+        return agent
     if settings.bot == "random":
         return OpenSpielAgent("openspiel:random", random_bot(), rules, seed)
     rollout_agent = None
@@ -279,7 +314,8 @@ register_agent(
 register_agent(
     "openspiel",
     _openspiel_factory,
-    "OpenSpiel's bots: openspiel:ismcts (IS-MCTS; simulations=, uct_c=...), openspiel:random",
+    "OpenSpiel's bots: openspiel:ismcts (IS-MCTS; simulations=, uct_c=...), openspiel:random, "
+    "and networks its DQN/NFSP saved (openspiel:dqn,path=PATH)",
     settings=OpenSpielSettings,
     positional="bot",
 )

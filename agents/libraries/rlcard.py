@@ -54,13 +54,14 @@ MAX_MANIFEST_BYTES = 2**16
 INPUT_SIZE = OBS_SIZE + NUM_ACTIONS
 
 
-def write_manifest(folder: str | Path, rules: Rules | None = None) -> Path:
-    """Write ``fourhundred.json`` into `folder` (a DMC run's, beside its model.tar): the
-    observation version and sizes and the rules the model is trained on."""
+def write_manifest(folder: str | Path, rules: Rules | None = None, library: str = "rlcard") -> Path:
+    """Write ``fourhundred.json`` into `folder` (a DMC run's, beside its model.tar; or an
+    OpenSpiel network's, `library` "openspiel"): the observation version and sizes and the
+    rules the model is trained on."""
     path = Path(folder) / MANIFEST_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     manifest = {
-        "format": "fourhundred-rlcard-v1", "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
+        "format": f"fourhundred-{library}-v1", "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
         "num_actions": NUM_ACTIONS, "rules": (rules or Rules()).to_dict(),
     }  # fmt: skip
     path.write_text(json.dumps(manifest, indent=2) + "\n")
@@ -107,8 +108,8 @@ def load_dmc_model(
     where_to = torch_device(device)
     path = resolve_model(path)
     where = f"RLCard model {str(path)!r}"
-    meta = _check_manifest(path.parent / MANIFEST_NAME, rules, where)
-    data = _read(path, where)
+    meta = check_manifest(path.parent / MANIFEST_NAME, rules, where)
+    data = read_weights(path, where)
     states = data.get("model_state_dict") if isinstance(data, dict) else None
     if not isinstance(states, list) or not states:
         keys = sorted(data)[:4] if isinstance(data, dict) else type(data).__name__
@@ -135,9 +136,17 @@ def load_dmc_model(
     return DMCModel(net, meta, where_to)
 
 
-def _read(path: Path, where: str) -> Any:
+def read_weights(
+    path: Path,
+    where: str,
+    expected: str = "DMC's model.tar",
+    pickled: str = "DMC's P_FRAMES.pth pickles the whole agent",
+) -> Any:
+    """What ``torch.load(weights_only=True)`` reads from `path` (tensors and plain values),
+    after the bounds of the module docstring; CheckpointError (one line, naming `expected`
+    and, for a file of pickled objects, `pickled`) for anything else."""
     if not path.is_file():
-        raise CheckpointError(f"{where} does not exist: expected DMC's model.tar (or its folder)")
+        raise CheckpointError(f"{where} does not exist: expected {expected}")
     size = path.stat().st_size
     if size > MAX_CHECKPOINT_BYTES:
         raise CheckpointError(
@@ -146,7 +155,7 @@ def _read(path: Path, where: str) -> Any:
         )
     if not zipfile.is_zipfile(path):
         raise CheckpointError(
-            f"{where} is not a file torch.save wrote ({size:,} bytes): expected DMC's model.tar"
+            f"{where} is not a file torch.save wrote ({size:,} bytes): expected {expected}"
         )
     problem = archive_problem(path)
     if problem is not None:
@@ -156,16 +165,13 @@ def _read(path: Path, where: str) -> Any:
     except pickle.UnpicklingError as e:
         if "Unsupported global" in str(e):  # a whole pickled agent (DMC's P_FRAMES.pth)
             raise CheckpointError(
-                f"{where} holds Python objects other than tensors and plain values (DMC's "
-                "P_FRAMES.pth pickles the whole agent) and was not loaded (loading them could "
-                "run code): expected the run's model.tar"
+                f"{where} holds Python objects other than tensors and plain values ({pickled}) "
+                f"and was not loaded (loading them could run code): expected {expected}"
             ) from None
-        raise CheckpointError(
-            f"{where} is unreadable or corrupt: expected DMC's model.tar"
-        ) from None
+        raise CheckpointError(f"{where} is unreadable or corrupt: expected {expected}") from None
     except Exception as e:  # torch raises many kinds for damaged files
         raise CheckpointError(
-            f"{where} is unreadable or corrupt ({type(e).__name__}): expected DMC's model.tar"
+            f"{where} is unreadable or corrupt ({type(e).__name__}): expected {expected}"
         ) from None
 
 
@@ -215,7 +221,11 @@ def _build(state: dict[str, torch.Tensor], where: str) -> nn.Sequential:
     return net
 
 
-def _check_manifest(path: Path, rules: Rules | None, where: str) -> dict[str, Any]:
+def check_manifest(
+    path: Path, rules: Rules | None, where: str, library: str = "rlcard"
+) -> dict[str, Any]:
+    """The manifest at `path` (none: {}) checked against this game: its observation version
+    and sizes, and its rules against `rules`; CheckpointError (one line) otherwise."""
     if not path.is_file():
         return {}
     try:
@@ -228,8 +238,9 @@ def _check_manifest(path: Path, rules: Rules | None, where: str) -> dict[str, An
         raise CheckpointError(
             f"{where}: {path.name} is not readable JSON ({type(e).__name__})"
         ) from None
-    if not isinstance(manifest, dict) or manifest.get("format") != "fourhundred-rlcard-v1":
-        raise CheckpointError(f"{where}: {path.name} is not a fourhundred-rlcard-v1 manifest")
+    fmt = f"fourhundred-{library}-v1"
+    if not isinstance(manifest, dict) or manifest.get("format") != fmt:
+        raise CheckpointError(f"{where}: {path.name} is not a {fmt} manifest")
     try:
         require_obs_version(int(manifest.get("obs_version")), where)
         saved = Rules.from_dict(manifest.get("rules"))
