@@ -70,22 +70,22 @@ def test_the_example_reward_answers_the_contract() -> None:
     np.testing.assert_array_equal(out, sample.value)
 
 
-@pytest.mark.parametrize(
-    ("reward", "said"),
-    [
-        ("no_such_module_x:f", "cannot import 'no_such_module_x'"),
-        ("numpy:no_such_thing", "module 'numpy' has no 'no_such_thing'"),
-        ("numpy:pi", "is a float: expected a function"),
-        ("justaword", "expected 'package.module:function'"),
-        ("{tmp}/shape.py:wrong", "returned shape (3,) for 2 outcomes"),
-        ("{tmp}/shape.py:fails", "failed on a sample of 2 outcomes (ZeroDivisionError"),
-        ("{tmp}/shape.py:nan", "values that are not finite"),
-    ],
-)
-def test_a_bad_reward_is_one_line_before_any_work(
-    reward: str, said: str, tmp_path: Path, capsys
-) -> None:
-    (tmp_path / "shape.py").write_text(
+BAD_REWARDS = [
+    ("no_such_module_x:f", "cannot import 'no_such_module_x'"),
+    ("numpy:no_such_thing", "module 'numpy' has no 'no_such_thing'"),
+    ("numpy:pi", "is a float: expected a function"),
+    ("justaword", "expected 'package.module:function'"),
+    ("{tmp}/shape.py:wrong", "returned shape (3,) for 2 outcomes"),
+    ("{tmp}/shape.py:fails", "failed on a sample of 2 outcomes (ZeroDivisionError"),
+    ("{tmp}/shape.py:nan", "values that are not finite"),
+]
+"""(reward, what its one line says): rewards refused before any work (`{tmp}`: a folder
+holding `write_bad_rewards`'s file)."""
+
+
+def write_bad_rewards(folder: Path) -> None:
+    """shape.py in `folder`: rewards that answer the wrong shape, fail, or are not finite."""
+    (folder / "shape.py").write_text(
         textwrap.dedent("""
         import numpy as np
 
@@ -99,6 +99,13 @@ def test_a_bad_reward_is_one_line_before_any_work(
             return outcome.value * np.nan
     """)
     )
+
+
+@pytest.mark.parametrize(("reward", "said"), BAD_REWARDS)
+def test_a_bad_reward_is_one_line_before_any_work(
+    reward: str, said: str, tmp_path: Path, capsys
+) -> None:
+    write_bad_rewards(tmp_path)
     reward = reward.format(tmp=tmp_path)
     runs = tmp_path / "runs"
     code = main(["train", "bidding_q", *TINY, f"reward={reward}", f"runs_dir={runs}"])

@@ -13,6 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_bid_hooks import BAD_REWARDS, write_bad_rewards  # noqa: E402
+
 from fourhundred_cli import main  # noqa: E402
 from fourhundred_train.config import ConfigError, load_config  # noqa: E402
 from fourhundred_train.objectives import BidReward, MatchValue, RolloutValues  # noqa: E402
@@ -161,35 +163,11 @@ def test_the_reward_is_recorded_and_labels_the_value_loss(tmp_path: Path) -> Non
     assert value_loss_label([loaded]) == "0.5 · MSE (scaled big_bid_bonus reward²)"
 
 
-@pytest.mark.parametrize(
-    ("reward", "said"),
-    [
-        ("no_such_module_x:f", "cannot import 'no_such_module_x'"),
-        ("numpy:no_such_thing", "module 'numpy' has no 'no_such_thing'"),
-        ("numpy:pi", "is a float: expected a function"),
-        ("justaword", "expected 'package.module:function'"),
-        ("{tmp}/shape.py:wrong", "returned shape (3,) for 2 outcomes"),
-        ("{tmp}/shape.py:fails", "failed on a sample of 2 outcomes (ZeroDivisionError"),
-        ("{tmp}/shape.py:nan", "values that are not finite"),
-    ],
-)
+@pytest.mark.parametrize(("reward", "said"), BAD_REWARDS)
 def test_a_bad_reward_is_one_line_before_any_work(
     reward: str, said: str, tmp_path: Path, capsys
 ) -> None:
-    (tmp_path / "shape.py").write_text(
-        textwrap.dedent("""
-        import numpy as np
-
-        def wrong(outcome):
-            return np.zeros(3)
-
-        def fails(outcome):
-            return 1 / 0
-
-        def nan(outcome):
-            return outcome.value * np.nan
-    """)
-    )
+    write_bad_rewards(tmp_path)
     runs = tmp_path / "runs"
     code = main(["train", *TINY_BID, f"reward={reward.format(tmp=tmp_path)}", f"runs_dir={runs}"])
     err = capsys.readouterr().err

@@ -265,6 +265,21 @@ class MatchBonus(Objective):
         return out
 
 
+def _start_situation(r: Rollout) -> None:
+    """Allocates the match situation of each step: ``r.scores_before`` (T, B, 4) int32,
+    ``r.target`` (T, B) int32 and ``r.dealer`` (T, B) int8."""
+    r.scores_before = np.empty((*r.action.shape, 4), np.int32)
+    r.target = np.empty(r.action.shape, np.int32)
+    r.dealer = np.empty(r.action.shape, np.int8)
+
+
+def _record_situation(r: Rollout, t: int, rows: slice, state: State) -> None:
+    """Stores the tables' pre-hand scores, target and dealer at step `t`."""
+    r.scores_before[t, rows] = state.scores_before
+    r.target[t, rows] = state.target
+    r.dealer[t, rows] = state.dealer
+
+
 class MatchValue(Objective):
     """The match-value reward (`match_value_points`): what a hand did to each team's chance
     of winning the match.
@@ -289,15 +304,11 @@ class MatchValue(Objective):
     def start(self, r: Rollout, update: int) -> None:
         """Allocates ``r.scores_before`` (T, B, 4) int32, ``r.target`` (T, B) int32 and
         ``r.dealer`` (T, B) int8."""
-        r.scores_before = np.empty((*r.action.shape, 4), np.int32)
-        r.target = np.empty(r.action.shape, np.int32)
-        r.dealer = np.empty(r.action.shape, np.int8)
+        _start_situation(r)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
         """Stores the tables' pre-hand scores, target and dealer."""
-        r.scores_before[t, rows] = state.scores_before
-        r.target[t, rows] = state.target
-        r.dealer[t, rows] = state.dealer
+        _record_situation(r, t, rows, state)
 
     def rewards(self, r: Rollout) -> np.ndarray | None:
         """(T, B, 4) float32: `points` x the change of each seat's team's match-win estimate
@@ -360,15 +371,11 @@ class BidReward(Objective):
         ``r.scores_before``, ``r.target`` and ``r.dealer``."""
         r.hand_bids = np.zeros((*r.action.shape, 4), np.int8)
         r.hand_tricks = np.zeros((*r.action.shape, 4), np.int8)
-        r.scores_before = np.empty((*r.action.shape, 4), np.int32)
-        r.target = np.empty(r.action.shape, np.int32)
-        r.dealer = np.empty(r.action.shape, np.int8)
+        _start_situation(r)
 
     def record(self, r: Rollout, t: int, rows: slice, state: State, seat: np.ndarray) -> None:
         """Stores the tables' pre-hand scores, target and dealer."""
-        r.scores_before[t, rows] = state.scores_before
-        r.target[t, rows] = state.target
-        r.dealer[t, rows] = state.dealer
+        _record_situation(r, t, rows, state)
 
     def finish(self, r: Rollout, decisions: int) -> None:
         """Fills ``r.bid_reward``: the function's reward of every learner seat's hands."""
