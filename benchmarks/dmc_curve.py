@@ -24,8 +24,8 @@ from pathlib import Path
 
 from fourhundred_tournament.config import config_from_mapping
 from fourhundred_tournament.figures import new_figure, save_figure
-from fourhundred_tournament.parallel import run_tournament
 from fourhundred_tournament.report.statistics import load_report
+from fourhundred_tournament.tournament import run_tournament
 
 OPPONENT = "heuristic-v1"
 
