@@ -5,17 +5,19 @@ self-play, the Gymnasium and PettingZoo envs, the OpenSpiel and RLCard games, th
 and web tables, replays). The loop owns the flow of a game outside a hand: it starts
 matches, deals, steps the engine, and where a hand ends it calls the caller's hooks, then
 deals the next hand, starts the next match of its schedule, or leaves the table idle. Who
-decides is the caller's: its agents (grouped by the seat to act, :meth:`GameLoop.act`), a
-learner, a person, or compiled play that steps the tables itself and reports the hands it
-ended (:meth:`GameLoop.end_hands`). The search's compiled play-outs step their own copies of
+decides is the caller's: its agents (each fed its seat's view), a learner, a person, or
+compiled play that steps the tables itself and reports the hands it ended
+(:meth:`GameLoop.end_hands`). The search's compiled play-outs step their own copies of
 a position and are no game of the loop's.
 
 A loop::
 
     loop = GameLoop(engine, state, max_hands=200, matches=itertools.count(tables))
     loop.deal()
-    while loop.active.any():
-        loop.step(loop.act({seat: agent for seat in range(4)}))
+    while (pending := loop.pending()).any():
+        actions = np.full(tables, -1, np.int64)
+        actions[pending] = agent.act(seat_view(engine, state, pending))
+        loop.step(actions, pending)
 
 One step: the engine applies the actions; the tables whose hand ended are handed to
 ``on_hand_end`` (the state still shows the hand); those whose match ended too (match over,
@@ -27,16 +29,15 @@ episode ends with its hand). The hooks take (K,) table indices in increasing ord
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from fourhundred_env.engine import Engine, State
 from fourhundred_env.phases import Phase
-from fourhundred_env.view import SeatView, seat_view
 
-__all__ = ["Decider", "GameLoop", "Hook"]
+__all__ = ["GameLoop", "Hook"]
 
 _PLAY = int(Phase.PLAY)
 _HAND_OVER, _MATCH_OVER = int(Phase.HAND_OVER), int(Phase.MATCH_OVER)
@@ -45,14 +46,6 @@ _NONE = np.zeros(0, np.int64)
 
 Hook = Callable[[np.ndarray], None]
 """Called with (K,) int64 table indices (increasing)."""
-
-
-class Decider(Protocol):
-    """Anything with an agent's ``act``: (K,) int64 actions for the K tables of a view."""
-
-    def act(self, view: SeatView) -> np.ndarray:
-        """(K,) int64 actions, one for each table of `view`."""
-        ...
 
 
 class GameLoop:
@@ -110,23 +103,6 @@ class GameLoop:
         """(B,) bool: the active tables with a decision to make."""
         return self.active & (self.state.phase <= _PLAY)
 
-    def act(
-        self, deciders: Mapping[int, Decider], pending: np.ndarray | None = None,
-        legal_mask: np.ndarray | None = None,
-    ) -> np.ndarray:  # fmt: skip
-        """(B,) int64 actions at the `pending` tables (default :meth:`pending`; -1
-        elsewhere): each decider called once with the tables where its seat is to act,
-        through that seat's view. A seat with no decider is an error of the caller's."""
-        state = self.state
-        todo = self.pending() if pending is None else pending
-        actions = np.full(state.batch_size, -1, np.int64)
-        seats = np.where(todo, state.to_play, -1)
-        for seat in np.unique(seats[todo]).tolist():
-            idx = np.flatnonzero(seats == seat)
-            view = seat_view(self.engine, state, idx, seat, legal_mask)
-            actions[idx] = deciders[seat].act(view)
-        return actions
-
     def step(self, actions: np.ndarray, active: np.ndarray | None = None, *,
              validate: bool = True, end: bool = True) -> np.ndarray:  # fmt: skip
         """Apply `actions` (B,) int64 at the `active` tables (default: every table; the
@@ -174,15 +150,6 @@ class GameLoop:
             ids = [item[0] if isinstance(item, tuple) else item for item in items]
             self.start(fresh, np.array(ids, np.int64), items, deal=False)
         return fresh
-
-    def play(self, deciders: Mapping[int, Decider], *, validate: bool = True) -> None:
-        """Play every active table to its end (its schedule's matches included) with
-        `deciders` at every seat."""
-        while True:
-            pending = self.pending()
-            if not pending.any():
-                return
-            self.step(self.act(deciders, pending), pending, validate=validate)
 
 
 def _take(matches: Iterator[Any], n: int) -> list[Any]:

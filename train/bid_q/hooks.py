@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fourhundred_agents.hooks import import_named
+from fourhundred_agents.hooks import first_line, import_named
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
@@ -84,7 +84,7 @@ def load_reward(text: str) -> Reward:
     except Exception as e:  # the user's code: any failure is one line naming it
         raise ConfigError(
             f"reward={text!r} failed on a sample of {sample.seat.size} outcomes "
-            f"({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}): expected "
+            f"({type(e).__name__}: {first_line(e)}): expected "
             "a function of a BidOutcome"
         ) from None
     check_values(text, out, sample.seat.size)
