@@ -1,6 +1,6 @@
 """A bid reward of your own for either bid trainer: a bonus for bold bids that are made.
 
-    fourhundred train bidding_q_short reward=examples/bid_reward.py:big_bid_bonus worlds=0
+    fourhundred train bidding_q_short reward=examples/bid_reward.py:big_bid_bonus
     fourhundred train bidding_short reward=examples/bid_reward.py:big_bid_bonus
 
 Every play-out (or, for PPO bidding, every hand) is worth what the trainer would pay for it

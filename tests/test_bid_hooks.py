@@ -114,9 +114,45 @@ def test_a_bad_reward_is_one_line_before_any_work(
     assert not runs.exists() or not any(runs.iterdir())
 
 
-def test_a_custom_reward_asks_for_play_outs_on_the_true_deal() -> None:
-    with pytest.raises(ConfigError, match="expected worlds: 0"):
-        load_bid_q_config("configs/bidding_q.yaml", [f"reward={EXAMPLE}:big_bid_bonus"])
+def test_a_custom_reward_values_every_world_of_the_bid_search(tmp_path: Path) -> None:
+    """worlds > 0: every play-out of every world goes through the reward. One that returns
+    `outcome.value` (the match-win change) gives the search's own values less the estimate
+    before the hand, the same for every bid of a position; one that pays for bold bids made
+    adds to exactly those bids."""
+    from fourhundred_train.bid_q import world_values
+
+    engine = Engine(Rules())
+    pos = record_positions(engine, QBidder(engine), 24, 5, 8, 200, 0)
+    code = tmp_path / "rewards.py"
+    code.write_text(
+        textwrap.dedent("""
+        import numpy as np
+
+        def own(outcome):
+            return outcome.value
+
+        def bold(outcome):
+            made = outcome.made[np.arange(outcome.seat.size), outcome.seat]
+            return outcome.value + 40.0 * (made & (outcome.bid >= 5))
+    """)
+    )
+    base = [*TINY, "worlds=4", "per_point=0.003"]
+    q = {name: world_values(engine, pos, load_bid_q_config("configs/bidding_q.yaml",
+                                                           [*base, *extra]), chunk=10)
+         for name, extra in (("search", []), ("own", [f"reward={code}:own"]),
+                             ("bold", [f"reward={code}:bold"]))}  # fmt: skip
+    legal = np.isfinite(q["search"])
+    np.testing.assert_array_equal(np.isfinite(q["own"]), legal)
+    q = {name: np.where(legal, v, 0.0) for name, v in q.items()}
+    shift = np.where(legal, q["search"] - q["own"], np.nan)  # 100 x the estimate before
+    spread = np.nanmax(shift, axis=1) - np.nanmin(shift, axis=1)
+    assert spread.max() < 1e-3, spread.max()
+    assert ((np.nanmean(shift, axis=1) > 0) & (np.nanmean(shift, axis=1) < 100)).all()
+    bonus = q["bold"] - q["own"]
+    bids = np.arange(q["own"].shape[1]) + 1  # column j: bid j + 1; the last asks for a redeal
+    assert (np.abs(bonus[:, bids < 5]) < 1e-3).all()
+    assert (bonus[:, (bids >= 5) & (bids <= 13)] >= -1e-3).all()
+    assert bonus[:, (bids >= 5) & (bids <= 13)].max() > 1.0
 
 
 def test_your_own_card_player_plays_the_matches_and_the_play_outs(tmp_path: Path) -> None:

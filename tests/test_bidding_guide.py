@@ -53,11 +53,8 @@ def test_the_guide_s_commands_run_at_a_small_size(tmp_path: Path, monkeypatch, c
     assert main([*argv, "--workers", "1", "--no-progress", "--out", str(tmp_path / "t")]) == 0
     assert policy in (tmp_path / "t" / "report.json").read_text()
     # going further: your own reward, and PPO bidding
-    argv = _guide(
-        "fourhundred train bidding_q_short worlds=0 reward=examples/bid_reward.py:big_bid_bonus"
-    )
-    assert main([*argv, *[a for a in SMALL_Q if not a.startswith("worlds")],
-                 f"runs_dir={tmp_path / 'reward'}"]) == 0  # fmt: skip
+    argv = _guide("fourhundred train bidding_q_short reward=examples/bid_reward.py:big_bid_bonus")
+    assert main([*argv, *SMALL_Q, f"runs_dir={tmp_path / 'reward'}"]) == 0
     assert "fourhundred train bidding_short" in GUIDE
     assert main(["train", "bidding_short", *SMALL_PPO, f"runs_dir={tmp_path / 'ppo'}"]) == 0
 

@@ -45,6 +45,7 @@ PRESETS),
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,7 @@ from fourhundred_agents.search.settings import (
 from fourhundred_agents.search.values import pattern_values, playout_values, team_value
 from fourhundred_agents.value.matchwin import MatchWin, matchwin_path, rule_diff, same_game
 from fourhundred_env.cards import NUM_CARDS
-from fourhundred_env.engine import Engine, Phase
+from fourhundred_env.engine import Engine, Phase, State
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.observation import encode_observation
 from fourhundred_env.registry import register_agent
@@ -96,6 +97,11 @@ def _chunks(rows: np.ndarray, pool: int):
     step = max(1, MAX_DEALS // pool)
     for lo in range(0, rows.size, step):
         yield rows[lo : lo + step]
+
+
+OutcomeValues = Callable[[State, State, np.ndarray, np.ndarray], np.ndarray]
+"""(the n worlds before the action, the same played to the hand's end, (n,) the seat
+valued, (n,) the search's own values) -> (n,) values."""
 
 
 class SearchAgent(Agent):
@@ -185,6 +191,10 @@ class SearchAgent(Agent):
         )
         self.chunk = 8
         self.last_stats: dict[str, Any] = {}
+        self.outcome_values: OutcomeValues | None = None
+        """When set, what every play-out is worth instead of the match-win estimate (the
+        fitted-Q bidder's custom reward, train/bid_q/values.py); views solved by the endgame
+        solver have no play-out, so it is refused with endgame > 0 in card play."""
 
     # -- the policy at the real table --------------------------------------------------------
     def _policy(self, view: SeatView) -> np.ndarray:
@@ -333,6 +343,10 @@ class SearchAgent(Agent):
             seats = np.ascontiguousarray(view.seat[rows], np.int64)
             vals = np.full((rows.size, width), np.nan)
             eg = endgame[rows]
+            if eg.any() and self.outcome_values is not None:
+                raise ConfigError(
+                    "a custom value of play-outs with the endgame solver: expected endgame=0"
+                )
             if eg.any():
                 if leaves is None:
                     leaves = self._leaves(view)
@@ -347,6 +361,7 @@ class SearchAgent(Agent):
                 c = cand[rows[po]]
                 src, a = np.nonzero(c >= 0)
                 branch = states.select(po[src])
+                start = None if self.outcome_values is None else states.select(po[src])
                 self.engine.step(branch, c[src, a], validate=False)
                 if self._models is None:
                     self.playout.run(branch)
@@ -357,6 +372,8 @@ class SearchAgent(Agent):
                 v = np.empty(branch.batch_size)
                 playout_values(branch.records, seats[po[src]], self.points, self.per_point,
                                *self.matchwin.weights, v)  # fmt: skip
+                if self.outcome_values is not None:
+                    v = self.outcome_values(start, branch, seats[po[src]], v)
                 vals[po] = 0.0
                 vals[po[src], a] = v
             values[rows, slots] = vals

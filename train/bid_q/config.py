@@ -51,7 +51,8 @@ class BidQConfig:
     reward: str = ""
     """Your own value of a play-out, instead of `value`'s: ``package.module:function`` (or an
     entry point in ``fourhundred.bid_rewards``) taking a BidOutcome and returning one number
-    per play-out (train/bid_q/hooks.py); needs worlds 0. '' = `value` alone."""
+    per play-out, on the true deal or in each of the bid search's worlds
+    (train/bid_q/hooks.py). '' = `value` alone."""
     features: str = ""
     """Bid features of your own, appended to the network's input: ``package.module:function``
     (or ``FILE.py:function``, or an entry point in ``fourhundred.bid_features``) taking the
@@ -150,12 +151,6 @@ class BidQConfig:
                 raise ConfigError(f"{name}={getattr(self, name)}: expected 0 (none) or more")
         if self.worlds < 0:
             raise ConfigError(f"worlds={self.worlds}: expected 0 (the true deal) or more")
-        if self.reward and self.worlds:
-            raise ConfigError(
-                f"reward={self.reward!r} with worlds={self.worlds}: expected worlds: 0 (a custom "
-                "reward values play-outs on the true deal; the bid search's worlds are valued "
-                "in compiled code)"
-            )
         if self.play != "heuristic-v1" and self.worlds:
             raise ConfigError(
                 f"play={self.play!r} with worlds={self.worlds}: expected worlds: 0 (the bid "

@@ -29,8 +29,6 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
     the rest of the hand played by the partner's `bidder` and heuristic-v1 (`play`: another
     bot in its place; see train/bid_q/__init__.py); `reward`: (its name, a custom reward of
     the play-outs, train/bid_q/hooks.py)."""
-    from fourhundred_agents.value.match_value import hand_value_change
-
     policy = HeuristicV1Agent(engine.rules).compiled_policy()
     playout = Playout(dict.fromkeys(range(4), policy))
     decides = learner_decides()
@@ -58,28 +56,39 @@ def play_out_values(engine: Engine, positions: State, bidder: QBidder, value: st
             active = np.zeros(branch.batch_size, np.bool_)
             active[rows] = True
             loop.step(actions, active, validate=False, end=False)
-        k = np.arange(table.size)
-        if value == "match_value":
-            change = hand_value_change(
-                engine, model, part.scores_before[table], branch.hand_points,
-                part.target[table], part.dealer[table], ~branch.thrown_in,
-            )  # fmt: skip
-            team = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
-            v = 100.0 * (change[k, seat] + per_point * team)
-        else:
-            v = branch.hand_points[k, seat] + branch.hand_points[k, (seat + 2) % 4]
+        v = own_values(engine, model, value, per_point, seat, part.scores_before[table],
+                       part.target[table], part.dealer[table], branch)  # fmt: skip
         if reward is not None:
-            v = _custom(reward, engine, part, table, branch, seat, np.asarray(v, np.float64))
+            v = _custom(reward, engine, part.scores_before[table], part.target[table], branch,
+                        seat, v)  # fmt: skip
         out[lo + table, bid] = v
     return out
 
 
-def _custom(reward: tuple[str, Reward], engine: Engine, part: State, table: np.ndarray,
-            branch: State, seat: np.ndarray, value: np.ndarray) -> np.ndarray:  # fmt: skip
-    """The custom reward's values of the play-outs `branch` (checked: n finite numbers)."""
-    outcome = hand_outcome(engine.rules, seat, branch.bids, branch.tricks_won, branch.hand_points,
-                           branch.thrown_in, part.scores_before[table], part.target[table],
-                           value)  # fmt: skip
+def own_values(engine: Engine, model, value: str, per_point: float, seat: np.ndarray,
+               scores_before: np.ndarray, target: np.ndarray, dealer: np.ndarray,
+               ended: State) -> np.ndarray:  # fmt: skip
+    """(n,) float64: the trainer's own value of the n hands `ended` for the bidding `seat`
+    (n,) of each, whose hands began at `scores_before` (n, 4), `target` and `dealer` (n,):
+    with value match_value, 100 x the change of the team's match-win estimate (`model`) plus
+    `per_point` per point of the team; else the team's points."""
+    from fourhundred_agents.value.match_value import hand_value_change
+
+    k = np.arange(seat.size)
+    team = ended.hand_points[k, seat] + ended.hand_points[k, (seat + 2) % 4]
+    if value != "match_value":
+        return team.astype(np.float64)
+    change = hand_value_change(engine, model, scores_before, ended.hand_points, target, dealer,
+                               ~ended.thrown_in)  # fmt: skip
+    return 100.0 * (change[k, seat] + per_point * team)
+
+
+def _custom(reward: tuple[str, Reward], engine: Engine, scores_before: np.ndarray,
+            target: np.ndarray, ended: State, seat: np.ndarray,
+            value: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The custom reward's values of the play-outs `ended` (checked: n finite numbers)."""
+    outcome = hand_outcome(engine.rules, seat, ended.bids, ended.tricks_won, ended.hand_points,
+                           ended.thrown_in, scores_before, target, value)  # fmt: skip
     return reward_values(*reward, outcome)
 
 
@@ -110,11 +119,13 @@ def world_values(engine: Engine, positions: State, config: BidQConfig, chunk: in
 
 
 class _WorldValuer:
-    """The bid search of world_values, for one process."""
+    """The bid search of world_values, for one process; with a custom reward, every
+    play-out of every world is valued by it (the outcome's ``value`` as on the true deal)."""
 
     def __init__(self, rules: Rules, config: BidQConfig) -> None:
         from fourhundred_agents.search.agent import SearchAgent, SearchSettings
 
+        self.config = config
         self.match = config.value == "match_value"
         settings = SearchSettings(models="heuristic-v1", own="heuristic-v1",
                                   bid_worlds=config.worlds,
@@ -123,10 +134,25 @@ class _WorldValuer:
                                   matchwin=config.matchwin, per_point=config.per_point)  # fmt: skip
         self.engine = Engine(rules)
         self.agent = SearchAgent(rules, seed=config.seed, settings=settings)
+        self.reward: tuple[str, Reward] | None = None
+        if config.reward:
+            from fourhundred_train.bid_q.hooks import load_reward
+
+            self.reward = (config.reward, load_reward(config.reward))
+            self.agent.outcome_values = self._custom
+
+    def _custom(self, start: State, ended: State, seat: np.ndarray,
+                _own: np.ndarray) -> np.ndarray:  # fmt: skip
+        c = self.config
+        v = own_values(self.engine, self.agent.matchwin, c.value, c.per_point, seat,
+                       start.scores_before, start.target, start.dealer, ended)  # fmt: skip
+        return _custom(self.reward, self.engine, start.scores_before, start.target, ended, seat,
+                       v)  # fmt: skip
 
     def __call__(self, positions: State) -> np.ndarray:
         v = self.agent.action_values(seat_view(self.engine, positions))[:, NUM_CARDS:]
-        return (100.0 * v if self.match else v).astype(np.float32)
+        scale = 100.0 if self.match and self.reward is None else 1.0
+        return (scale * v).astype(np.float32)
 
 
 _WORKER: _WorldValuer | None = None
