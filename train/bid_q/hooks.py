@@ -24,8 +24,7 @@ numbers for a sample of n outcomes; anything else is one line. It values the pla
 the true deal (``worlds: 0``) and, with ``worlds > 0``, every play-out of every world of
 the bid search (the bid's value is then the mean of your reward over the worlds, weighted
 as the search weights them); ``value`` is the same in both (the match-win change, not the
-estimate after the hand the search itself uses). Valuing the worlds in Python costs time:
-about as much again as the compiled search at 16 worlds.
+estimate after the hand the search itself uses).
 
 An example, ``examples/bid_reward.py``, pays a bonus for bold bids made.
 """
