@@ -123,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if watch:
             signal.signal(signal.SIGINT, old)
     if interrupted and code != 130:  # (a command that handled it has said so itself)
-        print("\nfourhundred: interrupted", file=sys.stderr)
+        note = getattr(args, "_interrupt_note", "")  # common.keeps_games_on_interrupt
+        print("\nfourhundred: interrupted" + (f": {note}" if note else ""), file=sys.stderr)
         return 130
     return code

@@ -14,6 +14,13 @@ def check_seed(seed: int | None, flag: str = "--seed") -> None:
         raise FourHundredError(f"{flag} {seed}: expected a seed of 0 or more, below 2**63")
 
 
+def keeps_games_on_interrupt(args, db: str | Path) -> None:
+    """An interruption of this command, however it arrives (KeyboardInterrupt, or a library
+    that turns it into another error), ends with one line saying that the finished games are
+    saved in `db` and how to resume them (printed by ``fourhundred_cli.main``)."""
+    args._interrupt_note = f"finished games are saved in {db}; rerun the same command to resume"
+
+
 def writable_folder(folder: str | Path, flag: str) -> None:
     """Create `folder` now and try a write there, so that an output an option names that
     cannot be written (a file where a folder is expected, no permission) is one line before

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fourhundred_cli.common import check_seed, writable_folder
+from fourhundred_cli.common import check_seed, keeps_games_on_interrupt, writable_folder
 from fourhundred_env.errors import FourHundredError
 
 NAME = "ladder"
@@ -101,16 +101,12 @@ def run(args: argparse.Namespace) -> int:
         check_seed(args.seed)
         if args.out:
             writable_folder(args.out, "--out")
-        try:
-            s = add_bots(
-                args.db, args.specs, args.matches, seed=args.seed, rules=args.rules,
-                max_hands=args.max_hands, anchor=args.anchor, play=play_settings(args),
-                deals=args.deals, run=args.run,
-            )  # fmt: skip
-        except KeyboardInterrupt:
-            print(f"\ninterrupted: finished games are saved in {args.db}; rerun the same "
-                  "command to resume", file=sys.stderr)  # fmt: skip
-            return 130
+        keeps_games_on_interrupt(args, args.db)
+        s = add_bots(
+            args.db, args.specs, args.matches, seed=args.seed, rules=args.rules,
+            max_hands=args.max_hands, anchor=args.anchor, play=play_settings(args),
+            deals=args.deals, run=args.run,
+        )  # fmt: skip
         if s.lock_note:
             print(f"note: {s.lock_note}", file=sys.stderr)
         what = f"event #{s.event}: added {', '.join(s.added)}" if s.event else "no new event"

@@ -7,7 +7,7 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from fourhundred_cli.common import check_seed, writable_folder
+from fourhundred_cli.common import check_seed, keeps_games_on_interrupt, writable_folder
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 
@@ -173,15 +173,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plots:
         writable_folder(args.plots, "--plots")
     if not args.report_only:
-        try:
-            summary = run_tournament(cfg, overwrite=args.overwrite)
-        except KeyboardInterrupt:
-            print(
-                f"\ninterrupted: finished games are saved in {cfg.db_path}; "
-                "rerun the same command to resume",
-                file=sys.stderr,
-            )
-            return 130
+        keeps_games_on_interrupt(args, cfg.db_path)
+        summary = run_tournament(cfg, overwrite=args.overwrite)
         if summary.lock_note:
             print(f"note: {summary.lock_note}", file=sys.stderr)
         if summary.jobs_restarted:

@@ -222,3 +222,34 @@ def test_an_agent_module_runs_from_its_folder_and_by_path_from_any_other(tmp_pat
     err = missing.stderr.strip().splitlines()
     assert len(err) == 1 and "cannot be found from" in err[0]
     assert "--agent-module path/to/my_bots_i15.py" in err[0]
+
+
+@pytest.mark.parametrize("library", ["raises", "converts"])
+def test_a_tournament_interrupted_anywhere_says_how_to_resume(
+    library: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Ctrl-C during a tournament, however it arrives (KeyboardInterrupt, or an error a
+    library turned it into: sqlite, numba, a worker pool), ends in one line that says where
+    the finished games are and that the same command resumes them; exit code 130."""
+    from fourhundred_tournament import tournament
+
+    def run_tournament(cfg, overwrite=False):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler raises here
+        except KeyboardInterrupt:
+            if library == "converts":
+                raise RuntimeError("interrupted while writing") from None
+            raise
+
+    monkeypatch.setattr(tournament, "run_tournament", run_tournament)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    try:
+        argv = ["tournament", "--agents", "random", "minbid", "--matches", "1", "--out",
+                str(tmp_path / "t"), "--no-progress"]  # fmt: skip
+        assert cli_main(argv) == 130
+    finally:
+        signal.signal(signal.SIGINT, before)
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("fourhundred: interrupted: finished games are saved in ")
+    assert line.endswith("results.sqlite; rerun the same command to resume"), line
