@@ -138,6 +138,19 @@ def test_ctrl_c_in_play_is_one_line_without_a_traceback() -> None:
     assert "Traceback" not in err and err.strip().splitlines() == ["fourhundred: interrupted"]
 
 
+def _ctrl_c(library: str) -> None:
+    """Ctrl-C at this process, met by a library that lets it through ("raises"), turns it
+    into another error ("converts", as numba does while compiling a kernel) or swallows it."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)  # the handler raises here
+    except KeyboardInterrupt:
+        if library == "converts":
+            raise RuntimeError("no compiled object yet for <Library 'deal_hands'>") from None
+        if library == "raises":
+            raise
+
+
 @pytest.mark.parametrize("library", ["converts", "swallows"])
 def test_ctrl_c_that_a_library_converts_or_swallows_is_still_an_interruption(
     library: str, monkeypatch, capsys
@@ -148,12 +161,7 @@ def test_ctrl_c_that_a_library_converts_or_swallows_is_still_an_interruption(
     from fourhundred_cli import match
 
     def run(args) -> int:
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)  # the handler raises here
-        except KeyboardInterrupt:
-            if library == "converts":
-                raise RuntimeError("no compiled object yet for <Library 'deal_hands'>") from None
+        _ctrl_c(library)
         return 0
 
     monkeypatch.setattr(match, "run", run)
@@ -234,13 +242,7 @@ def test_a_tournament_interrupted_anywhere_says_how_to_resume(
     from fourhundred_tournament import tournament
 
     def run_tournament(cfg, overwrite=False):
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)  # the handler raises here
-        except KeyboardInterrupt:
-            if library == "converts":
-                raise RuntimeError("interrupted while writing") from None
-            raise
+        _ctrl_c(library)
 
     monkeypatch.setattr(tournament, "run_tournament", run_tournament)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
