@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from fourhundred_agents.libraries.rlcard import MANIFEST_NAME, check_manifest, read_weights
-from fourhundred_agents.neural.checkpoint import CheckpointError, check_dtypes
+from fourhundred_agents.neural.checkpoint import CheckpointError, check_dtypes, check_finite
 from fourhundred_agents.neural.network import MAX_LAYERS, MAX_PARAMETERS
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.observation import OBS_SIZE
@@ -88,9 +88,7 @@ def load_openspiel_net(
         raise CheckpointError(f'{where} holds {keys}, no "model" state dict: expected {expected}')
     check_dtypes(state, where, "as OpenSpiel's learners write")
     net = _build(state, where)
-    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
-    if bad:
-        raise CheckpointError(f"{where}: weight(s) {bad[:3]} hold non-finite values")
+    check_finite(state, where)
     net.load_state_dict(state)
     net.to(where_to).eval()
     iteration = data.get("iteration")

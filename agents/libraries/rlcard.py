@@ -39,6 +39,7 @@ from fourhundred_agents.neural.checkpoint import (
     MAX_CHECKPOINT_BYTES,
     CheckpointError,
     check_dtypes,
+    check_finite,
     require_same_game,
 )
 from fourhundred_agents.neural.files import archive_problem
@@ -127,9 +128,7 @@ def load_dmc_model(
         raise CheckpointError(f"{where}: position {position} is not a state_dict of tensors")
     check_dtypes(state, where, "as DMC writes")
     net = _build(state, where)
-    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
-    if bad:
-        raise CheckpointError(f"{where}: weight(s) {bad[:3]} hold non-finite values")
+    check_finite(state, where)
     net.load_state_dict({k.removeprefix("fc_layers."): v for k, v in state.items()})
     net.to(where_to).eval()
     meta.update({"library": "rlcard", "position": position, "frames": data.get("frames")})

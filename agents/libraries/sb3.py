@@ -46,6 +46,7 @@ from fourhundred_agents.neural.checkpoint import (
     MAX_CHECKPOINT_BYTES,
     CheckpointError,
     check_dtypes,
+    check_finite,
     require_same_game,
     resolve_checkpoint,
 )
@@ -377,11 +378,7 @@ def _read_weights(weights: bytes, where: str) -> dict[str, Any]:
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{where}: its policy.pth is not a dict of tensors: expected weights")
     check_dtypes(state, where, "as model.save writes")
-    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
-    if bad:
-        raise CheckpointError(
-            f"{where}: weight(s) {bad[:3]} hold non-finite values: expected finite weights"
-        )
+    check_finite(state, where)
     return state
 
 

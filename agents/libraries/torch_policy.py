@@ -47,6 +47,7 @@ from fourhundred_agents.neural.checkpoint import (
     MAX_CHECKPOINT_BYTES,
     CheckpointError,
     check_dtypes,
+    check_finite,
     read_checkpoint,
     require_same_game,
     resolve_checkpoint,
@@ -351,7 +352,5 @@ def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{where}: {str(path)!r} is not a state_dict: expected tensors")
     check_dtypes(state, where, "as save_torch_policy writes")
-    bad = [k for k, v in state.items() if not torch.isfinite(v).all()]
-    if bad:
-        raise CheckpointError(f"{where}: weight(s) {bad[:3]} hold non-finite values")
+    check_finite(state, where)
     return state

@@ -357,6 +357,11 @@ def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
             f"{where}: its weights do not fit its network config ({what}): expected the "
             "weights the trainer saved with that config"
         )
+    check_finite(state_dict, where)
+
+
+def check_finite(state_dict: Mapping[str, Any], where: str) -> None:
+    """Refuse (one line) a weight holding NaN or infinity: ours, or a library's model file."""
     for name, tensor in state_dict.items():
         if not bool(torch.isfinite(tensor).all()):
             bad = int((~torch.isfinite(tensor)).sum())
