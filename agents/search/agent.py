@@ -99,9 +99,9 @@ def _chunks(rows: np.ndarray, pool: int):
         yield rows[lo : lo + step]
 
 
-OutcomeValues = Callable[[State, State, np.ndarray, np.ndarray], np.ndarray]
+OutcomeValues = Callable[[State, State, np.ndarray], np.ndarray]
 """(the n worlds before the action, the same played to the hand's end, (n,) the seat
-valued, (n,) the search's own values) -> (n,) values."""
+valued) -> (n,) values."""
 
 
 class SearchAgent(Agent):
@@ -369,11 +369,12 @@ class SearchAgent(Agent):
                     models = np.ascontiguousarray(self._models[world[po[src]]])
                     self.playout.run(branch, models=models,
                                      scripted=self.seat_models.scripted)  # fmt: skip
-                v = np.empty(branch.batch_size)
-                playout_values(branch.records, seats[po[src]], self.points, self.per_point,
-                               *self.matchwin.weights, v)  # fmt: skip
                 if self.outcome_values is not None:
-                    v = self.outcome_values(start, branch, seats[po[src]], v)
+                    v = self.outcome_values(start, branch, seats[po[src]])
+                else:
+                    v = np.empty(branch.batch_size)
+                    playout_values(branch.records, seats[po[src]], self.points, self.per_point,
+                                   *self.matchwin.weights, v)  # fmt: skip
                 vals[po] = 0.0
                 vals[po[src], a] = v
             values[rows, slots] = vals

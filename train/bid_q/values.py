@@ -141,8 +141,7 @@ class _WorldValuer:
             self.reward = (config.reward, load_reward(config.reward))
             self.agent.outcome_values = self._custom
 
-    def _custom(self, start: State, ended: State, seat: np.ndarray,
-                _own: np.ndarray) -> np.ndarray:  # fmt: skip
+    def _custom(self, start: State, ended: State, seat: np.ndarray) -> np.ndarray:
         c = self.config
         v = own_values(self.engine, self.agent.matchwin, c.value, c.per_point, seat,
                        start.scores_before, start.target, start.dealer, ended)  # fmt: skip
