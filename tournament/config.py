@@ -12,9 +12,7 @@ on top of a file's rules mapping replaces only its ``preset``.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -25,8 +23,9 @@ import numpy as np
 from fourhundred_agents.remote.modules import resolve_module
 from fourhundred_env.configs import build, check_fields, config_path, load_yaml
 from fourhundred_env.errors import ConfigError, FourHundredError
-from fourhundred_env.registry import entry, parse_spec, spec_settings, split_name, starts_program
+from fourhundred_env.registry import entry, parse_spec, split_name, starts_program
 from fourhundred_env.rules import Rules
+from fourhundred_tournament.identity import files_digest, named_files, spec_files
 
 __all__ = [
     "TournamentConfig",
@@ -329,62 +328,6 @@ class TournamentConfig:
             "seed": self.seed,
             "max_hands": self.max_hands,
         }
-
-
-def files_digest(spec: str) -> str | None:
-    """SHA-256 (hex) of the files an agent spec names (:func:`spec_files`, read in order), or
-    None when it names none: what tells a changed checkpoint or bot program from the one a
-    database was played with."""
-    paths = spec_files(spec)
-    if not paths:
-        return None
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def spec_files(spec: str) -> list[Path]:
-    """The files an agent spec names: a checkpoint (``neural:PATH``), the checkpoints a bot
-    plays with (a `files()` of its settings: the search's model and bidder), those of a
-    ``compose:``'s parts, or the files on a bot's command line (``cmd:python my_bot.py``): a
-    resumed tournament must play the same ones."""
-    from fourhundred_agents.neural.files import resolve_checkpoint
-
-    paths = [resolve_checkpoint(p) for p in named_files(spec)]  # a bundled one from anywhere
-    return [p for p in paths if p.is_file()]
-
-
-def named_files(spec: str) -> list[str]:
-    """The files an agent spec names (see :func:`spec_files`), whether or not they exist."""
-    name, text = parse_spec(spec)
-    if name == "compose":
-        from fourhundred_agents.compose import parse_parts
-
-        try:
-            parts = parse_parts(text)
-        except FourHundredError:  # refused when agents are made
-            return []
-        return [p for part in parts.values() for p in named_files(part)]
-    if name == "cmd":
-        import shlex
-
-        from fourhundred_agents.remote.external import split_command
-
-        try:  # the ``,sandbox=MODE`` setting is no part of the command line
-            words = shlex.split(split_command(text or "")[0])
-        except ValueError:
-            return []
-        python = Path(sys.executable).resolve()
-        # the files of the bot, not the interpreter that runs them (python, node, java...)
-        return [w for w in words if Path(w).is_file() and Path(w).resolve() != python]
-    try:
-        settings = spec_settings(spec)
-    except FourHundredError:  # an unknown agent or bad settings: refused when agents are made
-        return []
-    files = getattr(settings, "files", None)
-    names = files() if callable(files) else [getattr(settings, "path", None)]
-    return [n for n in names if isinstance(n, str)]
 
 
 def config_from_mapping(values: Mapping[str, Any], source: str = _SOURCE) -> TournamentConfig:

@@ -109,7 +109,7 @@ CORE_TABLES = ("hands", "matches")
 """Tables every tournament or ladder database has had since the first schema."""
 OWN_TABLES = frozenset(
     {"meta", "hands", "matches", "move_times", "events", "sqlite_sequence",
-     "ladder_bots", "ladder_events", "ladder_pairings"}
+     "ladder_bots", "ladder_events", "ladder_pairings", "ladder_deals", "ladder_files"}
 )  # fmt: skip
 """Every table a fourhundred results database holds (a file with others is another
 program's)."""

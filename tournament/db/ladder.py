@@ -17,6 +17,10 @@ say what the ladder is made of::
                                           its pairings deal from it (an event without one, of a
                                           ladder made before events drew their own, deals from
                                           the meta ``deals`` secret)
+    ladder_files     label, name          each file of a bot version with its SHA-256
+                                          (:func:`fourhundred_tournament.identity.file_digests`),
+                                          so that a refusal names the file that changed (a bot
+                                          added before files were recorded one by one has none)
 
 A bot's label is its spec; a later version of the same spec (its checkpoint or program
 changed) is labelled ``SPEC@v2``, ``SPEC@v3``..., so the game keys of two versions never meet
@@ -82,6 +86,10 @@ CREATE TABLE IF NOT EXISTS ladder_pairings (
 CREATE TABLE IF NOT EXISTS ladder_deals (
     event INTEGER PRIMARY KEY, secret TEXT NOT NULL, digest TEXT
 );
+CREATE TABLE IF NOT EXISTS ladder_files (
+    label TEXT NOT NULL, name TEXT NOT NULL, sha256 TEXT NOT NULL, digest TEXT,
+    PRIMARY KEY (label, name)
+);
 """
 
 
@@ -95,6 +103,7 @@ class LadderBot:
     files: str | None  # SHA-256 of its files when added (None: the spec names no file)
     added: int  # the event that first added it
     info: dict[str, Any] = field(default_factory=dict)  # e.g. {"run": ..., "step": ...}
+    file_map: dict[str, str] | None = None  # each file's SHA-256 (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -204,8 +213,12 @@ def read_ladder(db: ResultsDB) -> Ladder:
     settings = check.settings(meta["ladder"])
     rows = {t: _rows(db, t) for t in LADDER_TABLES}
     checked = sorted((check.bot(r) for r in rows["ladder_bots"]), key=lambda b: (b[4], b[0]))
-    bots = tuple(LadderBot(*b) for b in checked)
-    labels = {b.label for b in bots}
+    labels = {b[0] for b in checked}
+    maps: dict[str, dict[str, str]] = {}
+    for row in rows["ladder_files"]:
+        label, name, sha = check.file(row, labels)
+        maps.setdefault(label, {})[name] = sha
+    bots = tuple(LadderBot(*b, maps.get(b[0])) for b in checked)
     events = tuple(check.event(r, i + 1, labels) for i, r in enumerate(rows["ladder_events"]))
     last = len(events)
     for b in bots:
@@ -221,7 +234,10 @@ def read_ladder(db: ResultsDB) -> Ladder:
     if anchor is not None and anchor not in labels:
         raise check.damage("meta", {"key": "ladder"}, f"anchor={anchor!r}", "a bot's label")
     strict = is_strict(meta)
+    present = _tables(db)
     for table, names in LADDER_TABLES.items():
+        if table not in present:  # a ladder made before the table was
+            continue
         bad = first_mismatch(db.con, table, names, strict)
         if bad is not None:
             raise row_damage(db, table, bad, "values that do not match its checksum", "a ladder")
@@ -231,6 +247,7 @@ def read_ladder(db: ResultsDB) -> Ladder:
 LADDER_TABLES = {
     "ladder_bots": ("label",), "ladder_events": ("event",),
     "ladder_pairings": ("pair_a", "pair_b"), "ladder_deals": ("event",),
+    "ladder_files": ("label", "name"),
 }  # fmt: skip
 """The ladder's own tables, with the columns that name a row."""
 _COLUMNS = {
@@ -238,8 +255,9 @@ _COLUMNS = {
     "ladder_events": "event, kind, labels, retired, matches, started, finished, note",
     "ladder_pairings": "pair_a, pair_b, event, matches",
     "ladder_deals": "event, secret",
+    "ladder_files": "label, name, sha256",
 }
-_ORDER = {"ladder_events": " ORDER BY event"}
+_ORDER = {"ladder_events": " ORDER BY event", "ladder_files": " ORDER BY label, name"}
 _KINDS = ("add", "remove", "tournament")
 _MAX_MATCHES = 10**7  # a pairing's duplicate matches (far more than a ladder plays)
 _MAX_HANDS = 100_000  # fourhundred_tournament.config.MAX_HANDS (the db layer does not import it)
@@ -310,6 +328,17 @@ class _RowCheck:
             raise self.damage(t, ids, f"label={label!r}",
                               repr(version_label(spec, version)) + " for its spec and version")  # fmt: skip
         return label, spec, version, files, added, info
+
+    def file(self, row: tuple[Any, ...], labels: set[str]) -> tuple[str, str, str]:
+        label, name, sha = row
+        ids = {"label": label, "name": name}
+        t = "ladder_files"
+        if label not in labels:
+            raise self.damage(t, ids, f"label={label!r}", "a bot of ladder_bots")
+        self._text(t, ids, "name", name)
+        if not (isinstance(sha, str) and _is_digest(sha)):
+            raise self.damage(t, ids, f"sha256={sha!r}", "a SHA-256 in hex")
+        return label, name, sha
 
     def event(self, row: tuple[Any, ...], number: int, labels: set[str]) -> LadderEvent:
         event, kind, added, retired, matches, started, finished, note = row
@@ -445,6 +474,11 @@ def write_event(
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [(b.label, b.spec, b.version, b.files, event, json.dumps(b.info, sort_keys=True))
                  for b in bots],
+            )  # fmt: skip
+            con.executemany(
+                "INSERT INTO ladder_files (label, name, sha256) VALUES (?, ?, ?)",
+                [(b.label, name, sha) for b in bots for name, sha in
+                 sorted((b.file_map or {}).items())],
             )  # fmt: skip
             con.execute(
                 "INSERT INTO ladder_events (event, kind, labels, retired, matches, started, "

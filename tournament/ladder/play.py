@@ -8,9 +8,10 @@ bots and the pairings it plans, and the games played by :func:`fourhundred_tourn
 A run stopped at any point is resumed by the same command: its bots are on the ladder already,
 their event unfinished, and only the games missing are played, the same rows as a straight run.
 
-A bot is its spec and the SHA-256 of the files it names (a checkpoint, a ``cmd:`` bot's
-program): a spec whose files changed since it was added is a new version, labelled
-``SPEC@v2``, and the old version is retired (its files are gone: it cannot play again).
+A bot is its spec and the SHA-256 of its files (:mod:`fourhundred_tournament.identity`: a
+checkpoint, or every file of a ``cmd:`` bot's folders), each file's own recorded too: a spec
+whose files changed since it was added is a new version, labelled ``SPEC@v2``, and the old
+version is retired (its files are gone: it cannot play again).
 
 A ladder's bots are read from its database, and a database never starts a program: a bot on
 the ladder whose spec runs one (``cmd:``, or a part of a composed spec) plays its missing
@@ -40,12 +41,7 @@ from fourhundred_agents.remote.sandbox import protect_paths
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.registry import MAX_NAME_LENGTH, split_name
 from fourhundred_env.rules import Rules
-from fourhundred_tournament.config import (
-    TournamentConfig,
-    config_from_mapping,
-    files_digest,
-    starts_program,
-)
+from fourhundred_tournament.config import TournamentConfig, config_from_mapping, starts_program
 from fourhundred_tournament.db import (
     ReadOnlyResults,
     ResultsDB,
@@ -74,6 +70,7 @@ from fourhundred_tournament.deals import (
     read_deals,
     with_real_paths,
 )
+from fourhundred_tournament.identity import changed_file, identity, legacy_digest
 from fourhundred_tournament.planning import SEEDING_SCHEME, Pairing
 from fourhundred_tournament.runner import Records
 from fourhundred_tournament.tournament import check_agents, connect_backend, play_pairings
@@ -198,7 +195,7 @@ def add_bots(
     # sandbox it plays in
     protect_paths(with_real_paths([path, check.out_dir]))
     check_agents(check, tuple(specs))  # a spec that does not load: one line, nothing written
-    digests = {s: files_digest(s) for s in specs}
+    identities = {s: identity(s) for s in specs}  # a folder too big to be a bot's: one line
     create = {"deals": deals_row(deals or "secret")}  # recorded by a new file only
     with ResultsDB(path, _fingerprint(None, settings), check=_check_file,
                    create_meta=create) as db:  # fmt: skip
@@ -206,7 +203,7 @@ def add_bots(
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
         check_values(db)  # a damaged or edited row: one line, nothing written
         _same_settings(ladder, asked)
-        plan = _plan(ladder, specs, digests, matches, info)
+        plan = _plan(ladder, specs, identities, matches, info)
         _check_stored_bots(ladder, plan, [*specs, *(split_name(s)[0] for s in run)])
         names = _names(ladder, plan, given, read_names(path, db.meta()))
         settings = dict(ladder.settings)
@@ -275,13 +272,32 @@ def _check_stored_bots(ladder: Ladder, plan: _Plan, named: Sequence[str]) -> Non
                 f"from a database never does: name it again with --run {bot.spec!r} to let "
                 "this add start it, or `ladder remove` it"
             )
-        if files_digest(bot.spec) != bot.files:
-            raise LadderError(
-                f"{label!r}: its files changed or are gone since it was added (their SHA-256 "
-                "differs from the one the ladder records; relative paths are read from this "
-                "folder): expected them unchanged, or add its spec again to put the new "
-                "version on the ladder, or `ladder remove` it"
-            )
+        _check_files(ladder, bot)
+
+
+def _check_files(ladder: Ladder, bot: LadderBot) -> None:
+    """LadderError (one line naming the file when the ladder recorded each) unless the files
+    of `bot` are those it was added with."""
+    digest, digests = identity(bot.spec)
+    if digest == bot.files:
+        return
+    label = version_label(bot.spec, bot.version)
+    again = "add its spec again to put the new version on the ladder, or `ladder remove` it"
+    if bot.file_map is None and bot.files == legacy_digest(bot.spec):
+        # recorded by a fourhundred whose checksum covered only the command line's files
+        raise LadderError(
+            f"{label!r} on the ladder {str(ladder.path)!r} was recorded with the checksum of "
+            "the files its command line names only, not of all of its code (its folder or "
+            f"package): its other files may have changed unseen; expected all of them: {again}"
+        )
+    what = changed_file(bot.file_map, digests) if bot.file_map is not None else None
+    raise LadderError(
+        f"{label!r}: "
+        + (f"its file {what} since it was added" if what else
+           "its files changed or are gone since it was added (their SHA-256 differs from the "
+           "one the ladder records)")
+        + f" (relative paths are read from this folder): expected them unchanged, or {again}"
+    )  # fmt: skip
 
 
 @dataclass
@@ -319,7 +335,7 @@ def _show(value: Any) -> str:
 def _plan(
     ladder: Ladder,
     specs: Sequence[str],
-    digests: Mapping[str, str | None],
+    identities: Mapping[str, tuple[str | None, dict[str, str]]],
     matches: int | None,
     info: Mapping[str, Mapping[str, Any]],
 ) -> _Plan:
@@ -334,7 +350,8 @@ def _plan(
     for spec in specs:
         versions = sorted((b for b in ladder.bots if b.spec == spec), key=lambda b: b.version)
         last = versions[-1] if versions else None
-        if last is not None and last.files == digests[spec]:
+        digest, file_map = identities[spec]
+        if last is not None and last.files == digest:
             if last.label not in active:
                 added.append(last.label)  # back on the ladder: it plays who came meanwhile
                 continue
@@ -360,7 +377,9 @@ def _plan(
             raise LadderError(f"{spec!r}: the label {label!r} is taken on this ladder")
         if last is not None and last.label in active:
             retired.append(last.label)
-        new_bots.append(LadderBot(label, spec, version, digests[spec], 0, dict(info.get(spec, {}))))
+        new_bots.append(
+            LadderBot(label, spec, version, digest, 0, dict(info.get(spec, {})), file_map)
+        )
         added.append(label)
     after = [a for a in active if a not in retired] + [a for a in added if a not in active]
     count = DEFAULT_MATCHES if matches is None else matches
