@@ -81,12 +81,23 @@ def load_openspiel_net(
     where = f"OpenSpiel {kind.upper()} file {str(path)!r}"
     expected = KINDS[kind]
     meta = check_manifest(path.parent / MANIFEST_NAME, rules, where, "openspiel")
-    data = read_weights(path, where, expected, "a whole pickled network or agent")
-    state = data.get("model") if isinstance(data, dict) else None
-    if not isinstance(state, dict) or not state:
-        keys = sorted(map(str, data))[:4] if isinstance(data, dict) else type(data).__name__
-        raise CheckpointError(f'{where} holds {keys}, no "model" state dict: expected {expected}')
-    check_dtypes(state, where, "as OpenSpiel's learners write")
+    found: dict[str, Any] = {}
+
+    def check(data: Any) -> None:  # the network, from names and shapes alone
+        state = data.get("model") if isinstance(data, dict) else None
+        if not isinstance(state, dict) or not state:
+            keys = sorted(map(str, data))[:4] if isinstance(data, dict) else type(data).__name__
+            raise CheckpointError(
+                f'{where} holds {keys}, no "model" state dict: expected {expected}'
+            )
+        if not all(isinstance(v, torch.Tensor) for v in state.values()):
+            raise CheckpointError(f'{where}: its "model" is not a state dict of tensors')
+        check_dtypes(state, where, "as OpenSpiel's learners write")
+        _build(state, where, make=False)
+        found["state"] = state
+
+    data = read_weights(path, where, expected, "a whole pickled network or agent", check)
+    state = found["state"]
     net = _build(state, where)
     check_finite(state, where)
     net.load_state_dict(state)
@@ -99,9 +110,10 @@ def load_openspiel_net(
     return OpenSpielNet(net, meta, where_to)
 
 
-def _build(state: dict[str, torch.Tensor], where: str) -> nn.Module:
+def _build(state: dict[str, torch.Tensor], where: str, make: bool = True) -> nn.Module | None:
     """OpenSpiel's ``MLP`` (its ``model`` Sequential: Linear+ReLU blocks, then a Linear) whose
-    weights are `state`, checked: the same names, chained shapes, 588 in and 66 out."""
+    weights are `state`, checked: the same names, chained shapes, 588 in and 66 out (from
+    names and shapes alone; built only if `make`)."""
     count = len(state) // 2
     hidden = [f"model.{i}.0" for i in range(count - 1)]
     names = [*hidden, f"model.{count - 1}"]
@@ -134,6 +146,8 @@ def _build(state: dict[str, torch.Tensor], where: str) -> nn.Module:
         raise CheckpointError(
             f"{where}: {total:,} weights: expected at most {MAX_PARAMETERS:,} (MAX_PARAMETERS)"
         )
+    if not make:
+        return None
     blocks: list[nn.Module] = [nn.Sequential(nn.Linear(i, o), nn.ReLU()) for o, i in shapes[:-1]]
     blocks.append(nn.Linear(shapes[-1][1], shapes[-1][0]))
     return _MLP(blocks)

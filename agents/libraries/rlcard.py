@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import pickle
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,9 +40,10 @@ from fourhundred_agents.neural.checkpoint import (
     CheckpointError,
     check_dtypes,
     check_finite,
+    read_torch_file,
     require_same_game,
 )
-from fourhundred_agents.neural.files import archive_problem
+from fourhundred_agents.neural.files import MetadataError, parse_json
 from fourhundred_agents.neural.network import MAX_LAYERS, MAX_PARAMETERS
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
@@ -110,10 +111,27 @@ def load_dmc_model(
     path = resolve_model(path)
     where = f"RLCard model {str(path)!r}"
     meta = check_manifest(path.parent / MANIFEST_NAME, rules, where)
-    data = read_weights(path, where)
+    found: dict[str, Any] = {}
+
+    def check(data: Any) -> None:  # the position's network, from names and shapes alone
+        found["state"] = _position(data, position, where)
+        _build(found["state"], where, make=False)
+
+    data = read_weights(path, where, check=check)
+    state = found["state"]
+    net = _build(state, where)
+    check_finite(state, where)
+    net.load_state_dict({k.removeprefix("fc_layers."): v for k, v in state.items()})
+    net.to(where_to).eval()
+    meta.update({"library": "rlcard", "position": position, "frames": data.get("frames")})
+    return DMCModel(net, meta, where_to)
+
+
+def _position(data: Any, position: int, where: str) -> dict[str, torch.Tensor]:
+    """The state dict of `position`'s network in a DMC model.tar's `data`, of WEIGHT_DTYPES."""
     states = data.get("model_state_dict") if isinstance(data, dict) else None
     if not isinstance(states, list) or not states:
-        keys = sorted(data)[:4] if isinstance(data, dict) else type(data).__name__
+        keys = sorted(map(str, data))[:4] if isinstance(data, dict) else type(data).__name__
         raise CheckpointError(
             f"{where} holds {keys}, no model_state_dict: expected the model.tar that RLCard's "
             "DMCTrainer saves"
@@ -127,12 +145,7 @@ def load_dmc_model(
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise CheckpointError(f"{where}: position {position} is not a state_dict of tensors")
     check_dtypes(state, where, "as DMC writes")
-    net = _build(state, where)
-    check_finite(state, where)
-    net.load_state_dict({k.removeprefix("fc_layers."): v for k, v in state.items()})
-    net.to(where_to).eval()
-    meta.update({"library": "rlcard", "position": position, "frames": data.get("frames")})
-    return DMCModel(net, meta, where_to)
+    return state
 
 
 def read_weights(
@@ -140,10 +153,13 @@ def read_weights(
     where: str,
     expected: str = "DMC's model.tar",
     pickled: str = "DMC's P_FRAMES.pth pickles the whole agent",
+    check: Callable[[Any], None] | None = None,
 ) -> Any:
     """What ``torch.load(weights_only=True)`` reads from `path` (tensors and plain values),
-    after the bounds of the module docstring; CheckpointError (one line, naming `expected`
-    and, for a file of pickled objects, `pickled`) for anything else."""
+    after the bounds of the module docstring (the one bounded reader,
+    ``checkpoint.read_torch_file``; `check(data)` the caller's check of what it uses, before
+    the tensors' bytes are read); CheckpointError (one line, naming `expected` and, for a
+    file of pickled objects, `pickled`) for anything else."""
     if not path.is_file():
         raise CheckpointError(f"{where} does not exist: expected {expected}")
     size = path.stat().st_size
@@ -156,26 +172,12 @@ def read_weights(
         raise CheckpointError(
             f"{where} is not a file torch.save wrote ({size:,} bytes): expected {expected}"
         )
-    problem = archive_problem(path)
-    if problem is not None:
-        raise CheckpointError(f"{where} is truncated or corrupt ({problem}): expected a whole file")
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as e:
-        if "Unsupported global" in str(e):  # a whole pickled agent (DMC's P_FRAMES.pth)
-            raise CheckpointError(
-                f"{where} holds Python objects other than tensors and plain values ({pickled}) "
-                f"and was not loaded (loading them could run code): expected {expected}"
-            ) from None
-        raise CheckpointError(f"{where} is unreadable or corrupt: expected {expected}") from None
-    except Exception as e:  # torch raises many kinds for damaged files
-        raise CheckpointError(
-            f"{where} is unreadable or corrupt ({type(e).__name__}): expected {expected}"
-        ) from None
+    return read_torch_file(path, where, expected, pickled=pickled, check=check)
 
 
-def _build(state: dict[str, torch.Tensor], where: str) -> nn.Sequential:
-    """The Linear/ReLU stack whose weights are `state` (DMCNet's ``fc_layers``), checked."""
+def _build(state: dict[str, torch.Tensor], where: str, make: bool = True) -> nn.Sequential | None:
+    """The Linear/ReLU stack whose weights are `state` (DMCNet's ``fc_layers``), checked
+    (from names and shapes alone; built only if `make`)."""
     names = sorted(
         {k.rsplit(".", 1)[0] for k in state}, key=lambda n: int(n.split(".")[-1])
         if n.split(".")[-1].isdigit() else -1,
@@ -207,17 +209,17 @@ def _build(state: dict[str, torch.Tensor], where: str) -> nn.Sequential:
         raise CheckpointError(
             f"{where}: {count:,} weights: expected at most {MAX_PARAMETERS:,} (MAX_PARAMETERS)"
         )
+    renumbered = {f"{2 * i}": n.removeprefix("fc_layers.") for i, n in enumerate(names)}
+    if any(k != v for k, v in renumbered.items()):
+        raise CheckpointError(f"{where}: layers {names}: expected fc_layers.0, .2, .4 ...")
+    if not make:
+        return None
     layers: list[nn.Module] = []
     for i, (out_size, in_size) in enumerate(shapes):
         layers.append(nn.Linear(in_size, out_size))
         if i < len(shapes) - 1:
             layers.append(nn.ReLU())
-    net = nn.Sequential(*layers)
-    # DMCNet numbers its layers with the ReLUs between them: 0, 2, 4...
-    renumbered = {f"{2 * i}": n.removeprefix("fc_layers.") for i, n in enumerate(names)}
-    if any(k != v for k, v in renumbered.items()):
-        raise CheckpointError(f"{where}: layers {names}: expected fc_layers.0, .2, .4 ...")
-    return net
+    return nn.Sequential(*layers)  # DMCNet numbers its layers with the ReLUs: 0, 2, 4...
 
 
 def check_manifest(
@@ -232,18 +234,25 @@ def check_manifest(
             raise CheckpointError(
                 f"{where}: {path.name} is larger than {MAX_MANIFEST_BYTES:,} bytes"
             )
-        manifest = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        manifest = parse_json(path.read_bytes())
+    except MetadataError as e:
+        raise CheckpointError(f"{where}: {path.name} is refused: {e}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(
             f"{where}: {path.name} is not readable JSON ({type(e).__name__})"
         ) from None
     fmt = f"fourhundred-{library}-v1"
     if not isinstance(manifest, dict) or manifest.get("format") != fmt:
         raise CheckpointError(f"{where}: {path.name} is not a {fmt} manifest")
+    version = manifest.get("obs_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CheckpointError(
+            f"{where}: {path.name} records obs_version={str(version)[:40]}: expected an integer"
+        )
     try:
-        require_obs_version(int(manifest.get("obs_version")), where)
+        require_obs_version(version, where)
         saved = Rules.from_dict(manifest.get("rules"))
-    except (FourHundredError, TypeError, ValueError) as e:
+    except (FourHundredError, TypeError, ValueError, AttributeError) as e:
         raise CheckpointError(str(e).splitlines()[0]) from None
     for key, size in (("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if manifest.get(key) != size:

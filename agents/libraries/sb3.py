@@ -32,8 +32,6 @@ line.
 
 from __future__ import annotations
 
-import io
-import json
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -47,10 +45,16 @@ from fourhundred_agents.neural.checkpoint import (
     CheckpointError,
     check_dtypes,
     check_finite,
+    read_torch_file,
     require_same_game,
     resolve_checkpoint,
 )
-from fourhundred_agents.neural.files import archive_problem, model_file_kind, unpacked_size_problem
+from fourhundred_agents.neural.files import (
+    MetadataError,
+    model_file_kind,
+    parse_json,
+    unpacked_size_problem,
+)
 from fourhundred_agents.neural.network import MAX_HIDDEN, MLPShape
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
@@ -141,13 +145,12 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
         )
     try:
         with zipfile.ZipFile(path) as z:
-            data = json.loads(z.read("data").decode())
-            weights = z.read("policy.pth")
+            data = parse_json(z.read("data"), allow_constants=True)
             version = z.read("_stable_baselines3_version").decode().strip() if (
                 "_stable_baselines3_version" in z.namelist()) else "?"  # fmt: skip
-    except RecursionError:
+    except MetadataError as e:
         raise CheckpointError(
-            f"{where}: its data nests too deeply to read: expected SB3's settings"
+            f"{where}: its data is refused ({e}): expected SB3's settings"
         ) from None
     except (zipfile.BadZipFile, OSError, ValueError, KeyError, EOFError) as e:
         raise CheckpointError(
@@ -161,7 +164,22 @@ def load_sb3_model(path: str | Path, rules: Rules | None = None, device: str = "
     _check_actions(data.get("action_space"), where)
     meta = _check_stamp(data.get("fourhundred"), rules, where)
     kwargs = _policy_kwargs(data.get("policy_kwargs", {}), where)
-    _check_arch(kwargs.get("net_arch"), kind_, where)
+    count = _check_arch(kwargs.get("net_arch"), kind_, where)
+    bound = 4 * count + (1 << 20)  # float32 weights, and the record and the zip around them
+    with zipfile.ZipFile(path) as z:
+        declared = z.getinfo("policy.pth").file_size
+        if declared > bound:  # from the directory: a tensor no layer uses is never unpacked
+            raise CheckpointError(
+                f"{where}: its policy.pth unpacks to {declared:,} bytes: expected at most "
+                f"{bound:,}, the {count:,} float32 weights of its net_arch and 1 MiB"
+            )
+        try:
+            weights = z.read("policy.pth")
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            raise CheckpointError(
+                f"{where} is a damaged zip ({type(e).__name__}: {str(e)[:120]}): expected a "
+                "whole file saved by model.save"
+            ) from None
     state = _read_weights(weights, where)
 
     import importlib
@@ -272,7 +290,7 @@ def _check_stamp(stamp: Any, rules: Rules | None, where: str) -> dict[str, Any]:
     try:
         require_obs_version(int(stamp["obs_version"]), where)
         saved = Rules.from_dict(stamp["rules"])
-    except (FourHundredError, TypeError, ValueError, AttributeError) as e:
+    except (FourHundredError, TypeError, ValueError, AttributeError, OverflowError) as e:
         raise CheckpointError(str(e) if isinstance(e, FourHundredError) else (
             f"{where}: its 'fourhundred' entry is unreadable ({e}): expected obs_version and rules"
         )) from None  # fmt: skip
@@ -335,11 +353,12 @@ def _plain_kwarg(key: str, value: Any, where: str) -> Any:
     return value
 
 
-def _check_arch(arch: Any, kind: str, where: str) -> None:
-    """Refuse (one line) a ``net_arch`` that is not SB3's form for `kind` or is too big to
-    build (agents/neural/network.py's bounds), before anything is built."""
+def _check_arch(arch: Any, kind: str, where: str) -> int:
+    """The weights the policy's ``net_arch`` builds (its layers, not counting a feature
+    extractor, which has none here); refuse (one line) one that is not SB3's form for `kind`
+    or is too big to build (agents/neural/network.py's bounds), before anything is built."""
     if arch is None:
-        return
+        arch = [64, 64] if kind == "q" else {"pi": [64, 64], "vf": [64, 64]}  # SB3's defaults
     if kind == "policy" and isinstance(arch, dict):
         unknown = sorted(set(arch) - {"pi", "vf"})
         if unknown:
@@ -351,33 +370,35 @@ def _check_arch(arch: Any, kind: str, where: str) -> None:
         heads = [(arch, NUM_ACTIONS, 1), (arch, 1, 1)]
     else:  # a DQN: its network and the target network
         heads = [(arch, NUM_ACTIONS, 2)]
+    count = 0
     for widths, outputs, copies in heads:
-        problem = MLPShape(OBS_SIZE + NUM_ACTIONS, widths, outputs, copies).size_problem()
+        shape = MLPShape(OBS_SIZE + NUM_ACTIONS, widths, outputs, copies)
+        problem = shape.size_problem()
         if problem is not None:
             raise CheckpointError(
                 f"{where}: its net_arch asks for {problem}, the bound in agents/neural/network.py"
             )
+        count += shape.num_parameters()
+    return count
 
 
 def _read_weights(weights: bytes, where: str) -> dict[str, Any]:
     """policy.pth's tensors, read without running code, each finite and of WEIGHT_DTYPES."""
     import torch
 
-    problem = archive_problem(io.BytesIO(weights))
-    if problem is not None:
-        raise CheckpointError(
-            f"{where}: its policy.pth is damaged ({problem}): expected the weights model.save wrote"
-        )
-    try:
-        state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many kinds for damaged files
-        raise CheckpointError(
-            f"{where}: its policy.pth is damaged or holds more than tensors ({type(e).__name__}"
-            "): expected the weights model.save wrote"
-        ) from None
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise CheckpointError(f"{where}: its policy.pth is not a dict of tensors: expected weights")
-    check_dtypes(state, where, "as model.save writes")
+    def check(state: Any) -> None:
+        if not isinstance(state, dict) or not all(
+            isinstance(v, torch.Tensor) for v in state.values()
+        ):
+            raise CheckpointError(
+                f"{where}: its policy.pth is not a dict of tensors: expected weights"
+            )
+        check_dtypes(state, where, "as model.save writes")
+
+    state = read_torch_file(
+        weights, f"{where}: its policy.pth", "the weights model.save wrote",
+        "the weights model.save wrote, whole", check=check,
+    )  # fmt: skip
     check_finite(state, where)
     return state
 

@@ -49,10 +49,11 @@ from fourhundred_agents.neural.checkpoint import (
     check_dtypes,
     check_finite,
     read_checkpoint,
+    read_torch_file,
     require_same_game,
     resolve_checkpoint,
 )
-from fourhundred_agents.neural.files import archive_problem, model_file_kind
+from fourhundred_agents.neural.files import MetadataError, model_file_kind, parse_json
 from fourhundred_agents.neural.network import MAX_PARAMETERS, MLPShape
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.errors import FourHundredError
@@ -216,8 +217,9 @@ def load_torch_policy(
             f"{where}: its kwargs ask {cls.__name__} for {problem}: expected the keywords it "
             "was saved with, within the bounds of agents/neural/network.py"
         )
-    _build(cls, kwargs, where, meta=True)  # the weights counted on no memory
-    state = _read_weights(weights_path, where)
+    shapes = {k: tuple(v.shape) for k, v in _build(cls, kwargs, where, meta=True)
+              .state_dict().items()}  # fmt: skip  # the weights counted on no memory
+    state = _read_weights(weights_path, where, shapes)
     module = _build(cls, kwargs, where)
     try:
         module.load_state_dict(state)
@@ -273,9 +275,9 @@ def _read_manifest(path: Path, where: str) -> dict[str, Any]:
                 f"{where} is {size:,} bytes: expected at most {MAX_MANIFEST_BYTES:,} "
                 "(MAX_MANIFEST_BYTES), a manifest save_torch_policy writes"
             )
-        manifest = json.loads(path.read_text())
-    except RecursionError:
-        raise CheckpointError(f"{where} nests too deeply to read: expected a manifest") from None
+        manifest = parse_json(path.read_bytes())
+    except MetadataError as e:
+        raise CheckpointError(f"{where} is refused ({e}): expected a manifest") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(f"{where} is not readable JSON ({e}): expected a manifest") from None
     if not isinstance(manifest, dict):
@@ -303,12 +305,9 @@ def _check_manifest(manifest: dict[str, Any], rules: Rules | None, where: str) -
         )
     if not isinstance(manifest["kwargs"], dict):
         raise CheckpointError(f"{where}: kwargs={manifest['kwargs']!r}: expected a JSON object")
-    try:
-        version = int(manifest["obs_version"])
-    except (TypeError, ValueError):
-        raise CheckpointError(
-            f"{where}: obs_version={manifest['obs_version']!r}: expected an integer"
-        ) from None
+    version = manifest["obs_version"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CheckpointError(f"{where}: obs_version={str(version)[:40]}: expected an integer")
     try:
         require_obs_version(version, where)
     except FourHundredError as e:
@@ -327,7 +326,12 @@ def _check_manifest(manifest: dict[str, Any], rules: Rules | None, where: str) -
     return saved
 
 
-def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
+def _read_weights(
+    path: Path, where: str, shapes: Mapping[str, tuple[int, ...]]
+) -> dict[str, torch.Tensor]:
+    """The state dict at `path`, read by the one bounded reader: its names and `shapes` (the
+    module's, built on the meta device) and dtypes checked before its bytes are read, then
+    finite."""
     if not path.is_file():
         raise CheckpointError(f"{where}: its weights {str(path)!r} do not exist: expected a file")
     size = path.stat().st_size
@@ -336,21 +340,33 @@ def _read_weights(path: Path, where: str) -> dict[str, torch.Tensor]:
             f"{where}: its weights {str(path)!r} are {size:,} bytes: expected at most "
             f"{MAX_CHECKPOINT_BYTES:,} (MAX_CHECKPOINT_BYTES, agents/neural/checkpoint.py)"
         )
-    problem = archive_problem(path)
-    if problem is not None:  # torch checks no CRC: a damaged file would load and play
+    if model_file_kind(path) not in ("torch", "zip"):
         raise CheckpointError(
-            f"{where}: its weights {str(path)!r} are truncated or corrupt ({problem}): expected "
-            "a whole file written by torch.save"
+            f"{where}: its weights {str(path)!r} are not a file torch.save wrote: expected "
+            "torch.save of a state_dict"
         )
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many kinds for damaged files
-        raise CheckpointError(
-            f"{where}: its weights {str(path)!r} are damaged or hold more than tensors "
-            f"({type(e).__name__}): expected torch.save of a state_dict"
-        ) from None
-    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
-        raise CheckpointError(f"{where}: {str(path)!r} is not a state_dict: expected tensors")
-    check_dtypes(state, where, "as save_torch_policy writes")
+
+    def check(state: Any) -> None:
+        if not isinstance(state, dict) or not all(
+            isinstance(v, torch.Tensor) for v in state.values()
+        ):
+            raise CheckpointError(f"{where}: {str(path)!r} is not a state_dict: expected tensors")
+        check_dtypes(state, where, "as save_torch_policy writes")
+        unexpected = [k for k in state if k not in shapes][:3]
+        missing = [k for k in shapes if k not in state][:3]
+        wrong = [k for k in shapes if k in state and tuple(state[k].shape) != shapes[k]][:1]
+        if unexpected or missing or wrong:
+            what = (f"unexpected {unexpected}" if unexpected else f"missing {missing}"
+                    if missing else f"{wrong[0]!r} is {tuple(state[wrong[0]].shape)}, the "
+                    f"module's {shapes[wrong[0]]}")  # fmt: skip
+            raise CheckpointError(
+                f"{where}: the weights {str(path)!r} do not fit its module ({what}): expected "
+                "the weights saved with the manifest"
+            )
+
+    state = read_torch_file(
+        path, f"{where}: its weights {str(path)!r}", "torch.save of a state_dict",
+        "a whole file written by torch.save", check=check,
+    )  # fmt: skip
     check_finite(state, where)
     return state

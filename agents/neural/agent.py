@@ -288,7 +288,15 @@ def _neural_factory(rules: Rules, seed: int, settings: NeuralSettings) -> Agent:
 def _neural_bid_factory(rules: Rules, seed: int, settings: NeuralBidSettings) -> Agent:
     bidder = NeuralAgent(settings.path, rules, seed, device=settings.device,
                          features=settings.features)  # fmt: skip
-    play = str(bidder.meta.get("extra", {}).get("play_policy", "heuristic"))
+    play = bidder.meta.get("extra", {}).get("play_policy", "heuristic")
+    if not isinstance(play, str) or len(play) > 1000:
+        from fourhundred_agents.neural.checkpoint import CheckpointError  # (torch: lazily)
+
+        what = type(play).__name__ if not isinstance(play, str) else f"{len(play):,} characters"
+        raise CheckpointError(
+            f"checkpoint {settings.path!r} records a play_policy that is a {what}: expected an "
+            "agent spec of at most 1,000 characters, as the bidding trainers write"
+        )
     if starts_program(play):  # a spec read from a file someone handed you runs no program
         from fourhundred_agents.neural.checkpoint import CheckpointError  # (torch: lazily)
 

@@ -27,9 +27,10 @@ named again by whoever plays it, of that name and width (agents/neural/extra_fea
 from __future__ import annotations
 
 import dataclasses
+import io
 import pickle
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +40,21 @@ from fourhundred_agents.neural.extra_features import FeatureHook, recorded_probl
 from fourhundred_agents.neural.files import (
     PRETRAINED as PRETRAINED,
 )  # re-exported: tests and callers
-from fourhundred_agents.neural.files import archive_problem, model_file_kind, resolve_checkpoint
+from fourhundred_agents.neural.files import (
+    archive_problem,
+    index_problem,
+    model_file_kind,
+    pickle_problem,
+    plain_problem,
+    resolve_checkpoint,
+)
 from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
 from fourhundred_env.rules import Rules
 
 FORMAT = "fourhundred-policy-v1"
+TRAIN_FORMAT = "fourhundred-train-v1"
 MAX_CHECKPOINT_BYTES = 2**31
 """The largest checkpoint file read (2 GiB): the weights of MAX_PARAMETERS are 128 MiB, a
 trainer's checkpoint (policy, critic, optimizer state) a few times that."""
@@ -58,8 +67,13 @@ class CheckpointError(FourHundredError):
     """A checkpoint that cannot be used: unreadable, corrupt, or made for something else."""
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The raw checkpoint dict, loaded without executing code; CheckpointError if unusable."""
+def read_checkpoint(
+    path: str | Path, check: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """The raw checkpoint dict, loaded without executing code (:func:`read_torch_file`; its
+    tensors' bytes mapped from the file); CheckpointError if unusable. `check(data)` runs once
+    the format is known and before the file's bytes are read: a caller that uses part of it
+    refuses there, from names and shapes alone, what its network would not use."""
     path = resolve_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
     if not path.is_file():
@@ -84,49 +98,127 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
             f"{where} is unreadable or corrupt ({size} bytes, not a zip archive as torch.save "
             "writes): expected a file written by fourhundred"
         )
-    problem = archive_problem(path)
-    if problem is not None:  # torch checks no CRC: a damaged file would load and play
-        raise CheckpointError(
-            f"{where} is truncated or corrupt ({size} bytes; {problem}): expected a whole file "
-            "written by fourhundred"
-        )
+
+    def checked(data: Any) -> None:
+        if not isinstance(data, dict) or data.get("format") not in (FORMAT, TRAIN_FORMAT):
+            hint = ""
+            if path.with_suffix(".json").is_file():  # save_torch_policy's weights and manifest
+                hint = f" (a torch: policy with its manifest? play it as torch:{path})"
+            raise CheckpointError(
+                f"{where} is not a fourhundred checkpoint{hint}: expected format {FORMAT!r}"
+            )
+        if data["format"] == FORMAT:  # a policy file holds its network's weights and no more
+            outside = [(k, t) for k, t in tensors_in(data) if not k.startswith("state_dict.")]
+            if outside:
+                name, tensor = outside[0]
+                raise CheckpointError(
+                    f"{where} holds {len(outside)} tensor(s) outside its weights (the first "
+                    f"{name!r}, {_dims(tensor.shape)}): expected tensors under 'state_dict' "
+                    "only, as the trainer writes"
+                )
+        if check is not None:
+            check(data)
+
+    return read_torch_file(
+        path, where, "a file written by fourhundred", "a whole file written by fourhundred",
+        check=checked,
+    )  # fmt: skip
+
+
+def read_torch_file(
+    source: Path | bytes,
+    where: str,
+    expected: str,
+    whole: str = "a whole file",
+    pickled: str = "",
+    check: Callable[[Any], None] | None = None,
+) -> Any:
+    """What ``torch.load(weights_only=True)`` reads from the file `source` (or its bytes).
+
+    The one bounded reader of every model file holding tensors (ours, ``torch:`` weights,
+    SB3's policy.pth, RLCard's and OpenSpiel's). In this order, each refusal one
+    CheckpointError line naming `where`, what was wrong and `expected` (`whole` for a damaged
+    file; `pickled`, in words, what a file of Python objects would be):
+
+    1. the zip's directory (agents/neural/files.py's ``index_problem``: at most MAX_MEMBERS
+       members, stored, each named once, a data.pkl of at most MAX_PICKLE_BYTES, no member
+       declaring more than the file holds); nothing is read but the directory;
+    2. the record (data.pkl, its CRC-32 checked) read as pickle operations without running
+       them (``pickle_problem``: operations, nesting, tensor storages, integers);
+    3. ``torch.load(..., weights_only=True, mmap=True)`` (a file: its tensors' bytes are
+       mapped, not read), then every value not a tensor (``plain_problem``: depth, integers);
+    4. `check(data)`, the caller's: what the architecture uses, by name, shape and dtype, from
+       the tensors' metadata alone (a tensor no layer uses is refused before its bytes are
+       read);
+    5. every member's CRC-32 (``archive_problem``: torch checks none, so a damaged file
+       would load and play other weights).
+    """
+    is_file = not isinstance(source, (bytes, bytearray))
+    opened: Callable[[], Any] = (lambda: source) if is_file else (lambda: io.BytesIO(source))
+    problem = index_problem(opened())
+    if problem is None:
+        try:
+            with zipfile.ZipFile(opened()) as z:
+                records = [n for n in z.namelist() if n.endswith("data.pkl")]
+                record = z.read(records[0]) if len(records) == 1 else None
+        except zipfile.BadZipFile as e:
+            text = str(e)
+            problem = "its record fails its CRC-32 check" if "CRC" in text else text[:120]
+        except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+            problem = f"its zip archive cannot be read: {type(e).__name__}: {str(e)[:120]}"
+        else:
+            if record is None:
+                problem = f"it holds {len(records)} records (data.pkl): expected one"
+            else:
+                problem = pickle_problem(record)
+    if problem is not None:
+        damaged = any(w in problem for w in ("CRC", "not a whole", "cannot be read", "declare"))
+        if damaged:
+            raise CheckpointError(f"{where} is truncated or corrupt ({problem}): expected {whole}")
+        raise CheckpointError(f"{where} is refused ({problem}): expected {expected}")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        data = torch.load(opened(), map_location="cpu", weights_only=True, mmap=is_file)
     except pickle.UnpicklingError as e:
         # torch's message suggests turning safe loading off: never pass that on
         if "Unsupported global" in str(e):
+            why = f" ({pickled})" if pickled else ""
             raise CheckpointError(
-                f"{where} holds Python objects other than tensors and plain values, and was not "
-                "loaded (loading them could run code): expected a file written by fourhundred"
+                f"{where} holds Python objects other than tensors and plain values{why}, and was "
+                f"not loaded (loading them could run code): expected {expected}"
             ) from None
         raise CheckpointError(
-            f"{where} is unreadable or corrupt ({size} bytes, not a file torch wrote): expected "
-            "a file written by fourhundred"
-        ) from None
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as e:
-        kind = "truncated or corrupt" if _is_zip(path) else "unreadable or corrupt"
-        raise CheckpointError(
-            f"{where} is {kind} ({size} bytes; {_first_line(e)}): expected a whole file "
-            "written by fourhundred"
+            f"{where} is unreadable or corrupt (not a file torch wrote): expected {expected}"
         ) from None
     except Exception as e:  # torch raises many kinds for corrupt or foreign files
         raise CheckpointError(
             f"{where} is unreadable or corrupt ({type(e).__name__}: {_first_line(e)}): "
-            "expected a file written by fourhundred"
+            f"expected {expected}"
         ) from None
-    if not isinstance(data, dict) or data.get("format") not in (FORMAT, "fourhundred-train-v1"):
-        hint = ""
-        if path.with_suffix(".json").is_file():  # save_torch_policy's weights and manifest
-            hint = f" (a torch: policy with its manifest? play it as torch:{path})"
-        raise CheckpointError(
-            f"{where} is not a fourhundred checkpoint{hint}: expected format {FORMAT!r}"
-        )
+    problem = plain_problem(data, skip=torch.Tensor)
+    if problem is not None:
+        raise CheckpointError(f"{where}: {problem}: expected {expected}")
+    if check is not None:
+        check(data)
+    problem = archive_problem(opened())
+    if problem is not None:
+        raise CheckpointError(f"{where} is truncated or corrupt ({problem}): expected {whole}")
     return data
 
 
-def _is_zip(path: Path) -> bool:
-    with path.open("rb") as f:
-        return f.read(4) == b"PK\x03\x04"
+def tensors_in(value: Any) -> list[tuple[str, torch.Tensor]]:
+    """(dotted name, tensor) of every tensor in the plain values `value` (mappings, lists,
+    tuples), found without recursion (``plain_problem`` has bounded their depth)."""
+    found: list[tuple[str, torch.Tensor]] = []
+    todo: list[tuple[str, Any]] = [("", value)]
+    while todo:
+        name, item = todo.pop()
+        if isinstance(item, torch.Tensor):
+            found.append((name, item))
+        elif isinstance(item, Mapping):
+            todo.extend((f"{name}.{k}".lstrip("."), v) for k, v in item.items())
+        elif isinstance(item, (list, tuple)):
+            todo.extend((f"{name}.{i}".lstrip("."), v) for i, v in enumerate(item))
+    return found
 
 
 def _first_line(e: BaseException) -> str:
@@ -153,8 +245,42 @@ def load_policy(
     width than the checkpoint records, it is refused; `features` for a network without
     them is refused too.
     """
-    data = read_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
+    found: dict[str, Any] = {}
+
+    def check(data: dict[str, Any]) -> None:  # names, shapes, dtypes: before bytes are read
+        policy, saved_rules, cls, config = _policy_parts(data, rules, where)
+        _check_weights(policy["state_dict"], cls, config, where, finite=False)
+        found.update(policy=policy, rules=saved_rules, cls=cls, config=config)
+
+    read_checkpoint(path, check)
+    policy, saved_rules, config = found["policy"], found["rules"], found["config"]
+    check_finite(policy["state_dict"], where)
+    net = found["cls"](config)  # within the bounds, and the weights known to fit
+    try:
+        net.load_state_dict(policy["state_dict"])
+    except (RuntimeError, TypeError, AttributeError) as e:
+        raise CheckpointError(
+            f"{where}: its weights do not fit its network config ({_first_line(e)}): expected "
+            "the weights the trainer saved with that config"
+        ) from None
+    extra = policy.get("extra") if isinstance(policy.get("extra"), Mapping) else {}
+    size = getattr(config, "extra_inputs", 0)
+    problem = recorded_problem(features, extra.get("features"), size, where, str(path))
+    if problem is not None:
+        raise CheckpointError(problem)
+    net.extra_features = features
+    net.to(device).eval()
+    meta = {k: policy.get(k) for k in ("package_version", "obs_version", "extra", "net")}
+    meta["extra"] = meta["extra"] or {}
+    return net, saved_rules, meta
+
+
+def _policy_parts(
+    data: dict[str, Any], rules: Rules | None, where: str
+) -> tuple[Mapping[str, Any], Rules, type, Any]:
+    """(the policy record, its rules, its network's class and config) of a checkpoint's
+    `data`, each checked (see the module docstring); nothing is built."""
     policy = data.get("policy") if data["format"] == "fourhundred-train-v1" else data
     if not isinstance(policy, Mapping):
         raise CheckpointError(f"{where} has no policy: expected a 'policy' entry holding one")
@@ -179,25 +305,7 @@ def load_policy(
         ) from None
     require_same_game(saved_rules, rules, where, "a checkpoint")
     cls, config = _net_class(policy["net"], where)
-    _check_weights(policy["state_dict"], cls, config, where)
-    net = cls(config)  # within the bounds, and the weights known to fit
-    try:
-        net.load_state_dict(policy["state_dict"])
-    except (RuntimeError, TypeError, AttributeError) as e:
-        raise CheckpointError(
-            f"{where}: its weights do not fit its network config ({_first_line(e)}): expected "
-            "the weights the trainer saved with that config"
-        ) from None
-    extra = policy.get("extra") if isinstance(policy.get("extra"), Mapping) else {}
-    size = getattr(config, "extra_inputs", 0)
-    problem = recorded_problem(features, extra.get("features"), size, where, str(path))
-    if problem is not None:
-        raise CheckpointError(problem)
-    net.extra_features = features
-    net.to(device).eval()
-    meta = {k: policy.get(k) for k in ("package_version", "obs_version", "extra", "net")}
-    meta["extra"] = meta["extra"] or {}
-    return net, saved_rules, meta
+    return policy, saved_rules, cls, config
 
 
 def require_card_player(net: Any, path: str | Path) -> PolicyValueNet:
@@ -334,9 +442,12 @@ def _net_config(values: Any, where: str) -> NetConfig:
     return config
 
 
-def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
+def _check_weights(
+    state_dict: Any, cls: type, config: Any, where: str, finite: bool = True
+) -> None:
     """Every weight a dense tensor of one of WEIGHT_DTYPES, named and shaped as in a `cls` of
-    `config` (built on the meta device: no memory), and finite."""
+    `config` (built on the meta device: no memory), and finite (unless not `finite`: the
+    caller checks that once the bytes are known whole)."""
     if not isinstance(state_dict, Mapping):
         raise CheckpointError(
             f"{where}: state_dict is not a mapping: expected the network's weights"
@@ -357,7 +468,8 @@ def _check_weights(state_dict: Any, cls: type, config: Any, where: str) -> None:
             f"{where}: its weights do not fit its network config ({what}): expected the "
             "weights the trainer saved with that config"
         )
-    check_finite(state_dict, where)
+    if finite:
+        check_finite(state_dict, where)
 
 
 def check_finite(state_dict: Mapping[str, Any], where: str) -> None:

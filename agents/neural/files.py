@@ -9,8 +9,11 @@ directory.
 
 from __future__ import annotations
 
+import json
+import math
+import pickletools
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Literal
 
@@ -111,4 +114,189 @@ def archive_problem(path: str | Path | IO[bytes]) -> str | None:
         return f"not a whole zip archive: {e}"
     except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
         return f"its zip archive cannot be read: {type(e).__name__}: {str(e)[:120]}"
+    return None
+
+
+MAX_MEMBERS = 4096
+"""The most members a torch file's zip may hold (one per tensor storage, plus a few): a
+trainer's checkpoint of the largest network (MAX_LAYERS layers; its policy, critic, average and
+optimizer state) holds well under a thousand."""
+MAX_PICKLE_BYTES = 2**24
+"""The largest ``data.pkl`` read (16 MiB): the record of names, shapes and settings (a
+trainer's checkpoint writes about 100 KB; the tensors' bytes are members of their own)."""
+MAX_PICKLE_OPS = 2**20
+"""The most pickle operations unpickled (a trainer's checkpoint has about 20,000)."""
+MAX_PICKLE_STACK = 2**13
+"""The most values a pickle may hold open at once (its nesting, and pickle's batches of 1,000
+items): a list nested a million deep is refused before it is built."""
+MAX_TENSORS = 4096
+"""The most tensors a torch file may build (as MAX_MEMBERS)."""
+MAX_DEPTH = 32
+"""The deepest nesting of lists and mappings in a model file's settings (ours nest 4 deep)."""
+MAX_DIGITS = 300
+"""The longest integer read from a model file's settings, in digits (ours have at most 20;
+a longer one is no size or version, and above 4,300 digits Python cannot even print it)."""
+MAX_INT_BITS = 1000
+"""MAX_DIGITS in bits (a pickle writes integers in bytes)."""
+
+
+class MetadataError(ValueError):
+    """A model file's settings (JSON, or a torch file's pickled values) outside the bounds
+    above: its message is the phrase that says what and where."""
+
+
+def parse_json(text: str | bytes, allow_constants: bool = False) -> object:
+    """The JSON `text`, bounded: MetadataError (one phrase) for a number that overflows
+    (``1e999``), an integer longer than MAX_DIGITS (Python refuses to convert more than 4,300
+    digits with a ValueError of its own), ``NaN``/``Infinity`` unless `allow_constants` (SB3
+    writes them), or nesting deeper than MAX_DEPTH; json.JSONDecodeError for text that is not
+    JSON."""
+
+    def number(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            raise MetadataError(f"the number {literal[:40]} overflows: expected a finite number")
+        return value
+
+    def integer(literal: str) -> int:
+        if len(literal.lstrip("-")) > MAX_DIGITS:
+            raise MetadataError(
+                f"an integer of {len(literal.lstrip('-')):,} digits: expected at most {MAX_DIGITS}"
+            )
+        return int(literal)
+
+    def constant(name: str) -> float:
+        if not allow_constants:
+            raise MetadataError(f"{name} is not a number JSON holds: expected a finite number")
+        return float(name)
+
+    try:
+        value = json.loads(text, parse_float=number, parse_int=integer, parse_constant=constant)
+    except RecursionError:
+        raise MetadataError(f"it nests too deeply: expected at most {MAX_DEPTH} levels") from None
+    problem = plain_problem(value)
+    if problem is not None:
+        raise MetadataError(problem)
+    return value
+
+
+def plain_problem(value: object, skip: type | tuple[type, ...] = ()) -> str | None:
+    """Why the plain values `value` (lists, tuples, mappings, numbers, strings; instances of
+    `skip`, such as tensors, are leaves) exceed the bounds above, in one phrase naming where,
+    or None. Walked without recursion, so a deep value cannot overflow the stack."""
+    todo: list[tuple[object, str, int]] = [(value, "", 0)]
+    nodes = 0
+    while todo:
+        item, where, depth = todo.pop()
+        nodes += 1
+        if nodes > MAX_PICKLE_OPS:
+            return f"it holds more than {MAX_PICKLE_OPS:,} values: expected far fewer"
+        if skip and isinstance(item, skip):
+            continue
+        if isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > MAX_INT_BITS:
+                return (
+                    f"{where or 'a value'} is an integer of about {item.bit_length() * 0.30103:,.0f} "
+                    f"digits: expected at most {MAX_DIGITS}"
+                )
+            continue
+        children: Iterable[tuple[object, object]] = ()
+        if isinstance(item, Mapping):
+            children = item.items()
+        elif isinstance(item, (list, tuple)):
+            children = enumerate(item)
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            return f"{where or 'it'} nests deeper than {MAX_DEPTH} levels: expected at most {MAX_DEPTH}"
+        for key, child in children:
+            name = f"{where}.{key}" if isinstance(key, str) else f"{where}[{_short(key)}]"
+            todo.append((child, name.lstrip(".")[:120], depth + 1))
+    return None
+
+
+def _short(key: object) -> str:
+    if isinstance(key, int) and key.bit_length() > 64:
+        return "a huge integer"
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def index_problem(source: str | Path | IO[bytes]) -> str | None:
+    """Why the directory of the zip `source`, as torch.save writes it, is out of bounds, in one
+    phrase, or None: more than MAX_MEMBERS members, a member named twice or compressed, a
+    ``data.pkl`` larger than MAX_PICKLE_BYTES, or members declaring more bytes than the file
+    holds (stored members are their own size). Reads the directory only, no member."""
+    try:
+        with zipfile.ZipFile(source) as z:
+            infos = z.infolist()
+            if isinstance(source, (str, Path)):
+                size = Path(source).stat().st_size
+            else:
+                size = source.seek(0, 2)
+    except zipfile.BadZipFile as e:
+        return f"not a whole zip archive: {e}"
+    except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError) as e:
+        return f"its zip archive cannot be read: {type(e).__name__}: {str(e)[:120]}"
+    if len(infos) > MAX_MEMBERS:
+        return f"it holds {len(infos):,} members (tensors): expected at most {MAX_MEMBERS:,}"
+    seen: set[str] = set()
+    for info in infos:
+        if info.filename in seen:
+            return f"its member {info.filename!r} appears twice"
+        seen.add(info.filename)
+        if info.compress_type != zipfile.ZIP_STORED:
+            return (
+                f"its member {info.filename!r} is compressed (method {info.compress_type}), "
+                "which torch.save never does"
+            )
+        if info.filename.endswith("data.pkl") and info.file_size > MAX_PICKLE_BYTES:
+            return (
+                f"its record {info.filename!r} is {info.file_size:,} bytes: expected at most "
+                f"{MAX_PICKLE_BYTES:,} (MAX_PICKLE_BYTES)"
+            )
+    declared = sum(info.file_size for info in infos)
+    if declared > size:
+        return f"its members declare {declared:,} bytes in a file of {size:,}"
+    return None
+
+
+def pickle_problem(data: bytes) -> str | None:
+    """Why the pickle `data` (a torch file's ``data.pkl``) is out of bounds, in one phrase, or
+    None: more than MAX_PICKLE_OPS operations, more than MAX_PICKLE_STACK values open at once
+    (deep nesting), more than MAX_TENSORS tensor storages, or an integer of more than
+    MAX_INT_BITS bits.
+    Reads the operations (pickletools), builds and runs nothing."""
+    height, marks, ops, storages = 0, [], 0, 0
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            ops += 1
+            if ops > MAX_PICKLE_OPS:
+                return f"its record has more than {MAX_PICKLE_OPS:,} operations"
+            before, after = op.stack_before, op.stack_after
+            if op.name == "MARK":
+                marks.append(height)
+            elif pickletools.markobject in before:
+                if not marks:
+                    return "its record is not a well-formed pickle"
+                height = marks.pop() - before.index(pickletools.markobject) + len(after)
+            else:
+                height += len(after) - len(before)
+            if height + len(marks) > MAX_PICKLE_STACK:
+                return (
+                    f"its record nests more than {MAX_PICKLE_STACK:,} values deep: expected "
+                    f"at most {MAX_DEPTH} levels"
+                )
+            if op.name in ("PERSID", "BINPERSID"):
+                storages += 1
+                if storages > MAX_TENSORS:
+                    return f"its record names more than {MAX_TENSORS:,} tensor storages"
+            elif (
+                isinstance(arg, int)
+                and op.name.startswith("LONG")
+                and arg.bit_length() > MAX_INT_BITS
+            ):
+                return f"its record holds an integer of {arg.bit_length():,} bits: expected at most {MAX_INT_BITS:,}"
+    except (ValueError, EOFError, IndexError, KeyError, TypeError) as e:
+        return f"its record is not a well-formed pickle ({str(e)[:80]})"
     return None
