@@ -24,7 +24,8 @@ Name a function as ``package.module:function`` (or ``package.module.function``),
 ``path/to/file.py:function``, or by the name of an entry point in the group
 ``fourhundred.bid_features``. It is checked before any work (`load_features`): it must
 import, be callable and give (K, F) finite numbers, F fixed, on sample views; anything else is
-one line. An example: examples/bid_features.py.
+one line, a ``sys.exit`` in it and a check longer than ``CHECK_SECONDS`` too (agents/hooks.py's
+`guarded`). An example: examples/bid_features.py.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from fourhundred_agents.hooks import first_line, import_named
+from fourhundred_agents.hooks import first_line, guarded, import_named
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 from fourhundred_env.view import SeatView
@@ -77,8 +78,10 @@ def load_features(text: str, rules: Rules | None = None) -> FeatureHook:
     if not callable(fn):
         raise ConfigError(f"features={text!r} is a {type(fn).__name__}: expected a function")
     size = None
-    for view in sample_views(rules or Rules()):
-        size = _checked(text, fn, view, size).shape[1]
+    views = sample_views(rules or Rules())
+    with guarded("features", text, "on its sample views"):  # sys.exit, or an endless loop
+        for view in views:
+            size = _checked(text, fn, view, size).shape[1]
     name = getattr(fn, "__name__", type(fn).__name__)
     return FeatureHook(text, str(name), int(size), fn)
 
@@ -88,7 +91,7 @@ def _checked(text: str, fn: Callable, view: SeatView, size: int | None) -> np.nd
     k = view.size
     try:
         out = np.asarray(fn(view), np.float32)
-    except Exception as e:  # the user's code: any failure is one line naming it
+    except (Exception, SystemExit) as e:  # the user's code: any failure is one line naming it
         raise ConfigError(
             f"features={text!r} failed on {k} bidding views ({type(e).__name__}: "
             f"{first_line(e)}): expected a function of a SeatView"

@@ -20,7 +20,8 @@ is the bidding seat's reward for the hand, before ``reward_scale`` (train/object
 ``BidReward``).
 
 The reward is checked before any work: it must import, be callable, and give n finite
-numbers for a sample of n outcomes; anything else is one line. It values the play-outs on
+numbers for a sample of n outcomes; anything else is one line, a ``sys.exit`` in it and a
+check longer than ``CHECK_SECONDS`` too (agents/hooks.py's `guarded`). It values the play-outs on
 the true deal (``worlds: 0``) and, with ``worlds > 0``, every play-out of every world of
 the bid search (the bid's value is then the mean of your reward over the worlds, weighted
 as the search weights them); ``value`` is the same in both (the match-win change, not the
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fourhundred_agents.hooks import first_line, import_named
+from fourhundred_agents.hooks import first_line, guarded, import_named
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
 
@@ -82,7 +83,10 @@ def load_reward(text: str) -> Reward:
         raise ConfigError(f"reward={text!r} is a {type(fn).__name__}: expected a function")
     sample = sample_outcome()
     try:
-        out = np.asarray(fn(sample), np.float64)
+        with guarded("reward", text, "on its sample"):  # sys.exit, or an endless loop
+            out = np.asarray(fn(sample), np.float64)
+    except ConfigError:
+        raise
     except Exception as e:  # the user's code: any failure is one line naming it
         raise ConfigError(
             f"reward={text!r} failed on a sample of {sample.seat.size} outcomes "
