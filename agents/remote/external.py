@@ -230,7 +230,7 @@ class ExternalAgent(SupervisedAgent):
         if self.sandbox_kind is None:
             return BotProcess(self.argv, self._env())
         box = _sandbox.sandbox(self.argv, self.sandbox_kind)
-        return BotProcess(box.argv, self._env(), cleanup=box.cleanup)
+        return BotProcess(box.argv, self._env(), cleanup=box.cleanup, pass_fds=box.pass_fds)
 
     def _send(self, bot: BotProcess, message: dict[str, Any], deadline: float) -> None:
         data = _line(message)

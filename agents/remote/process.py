@@ -91,6 +91,12 @@ except OSError:  # pragma: no cover
     _PRCTL = None
 
 
+def _close(fds: Sequence[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 class BotProcess:
     """One running child process (see the module docstring). `argv` is started at once;
     FourHundredError if it cannot be."""
@@ -101,8 +107,10 @@ class BotProcess:
         env: Mapping[str, str] | None = None,
         stderr_lines: int = 20,
         cleanup: Callable[[], None] | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> None:
-        """`cleanup`: called once the process is gone (a sandbox's scratch folder)."""
+        """`cleanup`: called once the process is gone (a sandbox's scratch folder); `pass_fds`:
+        descriptors the child inherits (a sandbox's seccomp filter), closed here once it started."""
         self.argv = list(argv)
         self._cleanup = cleanup
         try:
@@ -110,14 +118,17 @@ class BotProcess:
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(env) if env is not None else None, start_new_session=True,
                 preexec_fn=_die_with_parent if _PRCTL is not None else None, bufsize=0,
+                pass_fds=tuple(pass_fds),
             )  # fmt: skip
         except OSError as e:
+            _close(pass_fds)
             if cleanup is not None:
                 cleanup()
             raise FourHundredError(
                 f"cannot start the bot {' '.join(self.argv)!r} ({e.strerror or e}): expected a "
                 "command that runs a bot"
             ) from None
+        _close(pass_fds)
         os.set_blocking(self.proc.stdin.fileno(), False)  # a write never waits past a deadline
         self._buffer = bytearray()
         self._tail: collections.deque[str] = collections.deque(maxlen=stderr_lines)

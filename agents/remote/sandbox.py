@@ -66,6 +66,8 @@ MODE_ENV = "FOURHUNDRED_BOT_SANDBOX"
 """The environment variable giving the default mode (``auto`` when unset)."""
 HIDE_ENV = "FOURHUNDRED_SANDBOX_HIDE"
 """The paths :func:`protect_paths` hides, os.pathsep-separated (inherited by worker processes)."""
+NOBODY = 65534
+"""The uid and gid a sandboxed bot runs as (``nobody``), whoever runs the tournament."""
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Folders every sandbox holds read-only (a symbolic link among them is kept a link)."""
 _DEVICES = ("null", "zero", "random", "urandom")
@@ -175,9 +177,39 @@ def _program_folders(program: str) -> list[str]:
     return out
 
 
-def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | None = None) -> Plan:
+_WALK_LIMIT = 2000
+"""The most folders :func:`_closed_folders` looks at under one bound folder."""
+
+
+def _closed_folders(root: str) -> list[str]:
+    """The folders at and under `root` (not through links; the first :data:`_WALK_LIMIT`)
+    that other users may not list and enter."""
+    closed: list[str] = []
+    stack, seen = [root], 0
+    while stack and seen < _WALK_LIMIT:
+        folder = stack.pop()
+        seen += 1
+        try:
+            if os.stat(folder).st_mode & 0o005 != 0o005:
+                closed.append(folder)
+            with os.scandir(folder) as entries:
+                stack += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+    return closed
+
+
+def plan(
+    argv: Sequence[str],
+    cwd: str | None = None,
+    hidden: Sequence[str] | None = None,
+    as_nobody: bool | None = None,
+) -> Plan:
     """The folders `argv` needs (see the module docstring), run in `cwd` (default: the current
-    folder), with `hidden` (default: those of :func:`protect_paths`) hidden inside them."""
+    folder), with `hidden` (default: those of :func:`protect_paths`) hidden inside them.
+    `as_nobody` (default: the runner is root, so the bot runs as another uid than the files'
+    owner): a bound folder others may not list (``mkdtemp``'s 0700) is shown as a fresh folder
+    of its entries, so the bot reads the files in it that others may read."""
     cwd = os.path.abspath(cwd or os.getcwd())
     folders: list[str] = []
     program = shutil.which(argv[0]) or os.path.join(cwd, argv[0])
@@ -204,13 +236,20 @@ def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | No
     if hidden is None:
         hidden = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     names = sorted({os.path.abspath(base) + s for base in hidden for s in ("", *HIDDEN_SUFFIXES)})
+    if as_nobody is None:
+        as_nobody = os.geteuid() == 0
     read_only: list[str] = []
     listed: set[str] = set()
     for root in kept:
         inside = [h for h in names if _under(h, [root])]
         if _under(root, names):
             continue  # the folder itself is hidden: nothing of it is bound
-        if not inside:
+        closed = _closed_folders(root) if as_nobody else []
+        for folder in closed:  # each, and every folder above it up to the root, listed
+            while _under(folder, [root]):
+                listed.add(folder)
+                folder = os.path.dirname(folder)
+        if not inside and not closed:
             read_only.append(root)
             continue
         for name in inside:  # every existing folder from the root down to the hidden name
@@ -245,11 +284,13 @@ def plan(argv: Sequence[str], cwd: str | None = None, hidden: Sequence[str] | No
 
 @dataclass(frozen=True)
 class Sandbox:
-    """A command wrapped in a sandbox: run `argv`; remove `scratch` (a folder) once it ended."""
+    """A command wrapped in a sandbox: run `argv` passing it `pass_fds` (the seccomp filter;
+    whoever starts it closes them once it started); remove `scratch` (a folder) once it ended."""
 
     argv: list[str]
     mechanism: str
     scratch: str | None = None
+    pass_fds: tuple[int, ...] = ()
 
     def cleanup(self) -> None:
         """Remove `scratch` if it is set and empty; an OSError is ignored."""
@@ -258,14 +299,29 @@ class Sandbox:
                 os.rmdir(self.scratch)
 
 
-def _bwrap_argv(bwrap: str, argv: Sequence[str], p: Plan) -> list[str]:
-    out = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+def _bwrap_argv(
+    bwrap: str, argv: Sequence[str], p: Plan, seccomp: int | None, setpriv: str | None
+) -> list[str]:
+    """The command line of bwrap. `setpriv`: the runner is root, so bwrap makes no user namespace
+    (the bot would be root's uid mapped, owning root's files) and ``setpriv`` makes the bot
+    nobody; else the user namespace maps the runner's uid to :data:`NOBODY` inside."""
+    out = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if setpriv is not None:
+        out += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # fmt: skip
+        argv = [*_drop_to_nobody(setpriv), *argv]
+    else:
+        out += ["--unshare-all", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    if seccomp is not None:
+        out += ["--seccomp", str(seccomp)]
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
             out += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             out += ["--ro-bind", d, d]
     out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for folder in _parents(p):  # made open to all (bwrap copies the host's modes: /root 0700)
+        out += ["--perms", "0755", "--dir", folder]
     for folder in p.read_only:
         out += ["--ro-bind", folder, folder]
     for folder in p.listed:
@@ -281,12 +337,39 @@ def _bwrap_argv(bwrap: str, argv: Sequence[str], p: Plan) -> list[str]:
     return [*out, "--chdir", p.cwd, "--", *argv]
 
 
-def _unshare_script(tools: dict[str, str], p: Plan) -> str:
+def _parents(p: Plan) -> list[str]:
+    """The folders above what `p` binds, lists or makes (not system folders, not /tmp itself,
+    not bound themselves), parents first: made in the new root before the binds."""
+    paths = [*p.read_only, *p.listed, *p.binds, *(link for link, _ in p.links)]
+    if p.make_cwd:
+        paths.append(p.cwd)
+    made = set(p.read_only) | set(p.listed)
+    out: set[str] = set()
+    for path in paths:
+        folder = os.path.dirname(path)
+        while folder not in ("/", "") and folder not in made:
+            if not (_under(folder, [*SYSTEM_DIRS, "/proc", "/dev"]) or folder == "/tmp"):
+                out.add(folder)
+            folder = os.path.dirname(folder)
+    return sorted(out)
+
+
+def _drop_to_nobody(setpriv: str) -> list[str]:
+    """``setpriv`` making the rest of its command line :data:`NOBODY` (uid and gid, no
+    supplementary groups), with no capability and no way to gain one."""
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+            "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]  # fmt: skip
+
+
+def _unshare_script(tools: dict[str, str], p: Plan, root: bool) -> str:
     """The ``sh`` script that builds the sandbox's root at "$1" inside the new namespaces,
-    moves into it, enters "$2" and runs the rest of its arguments without capabilities."""
+    moves into it, enters "$2" and runs the rest of its arguments without capabilities as
+    :data:`NOBODY`: `root` (the runner is root, no user namespace was made) by changing uid,
+    else it is already (its user namespace maps the runner's uid to it)."""
     q = shlex.quote
     t = {name: q(path) for name, path in tools.items()}
-    lines = ["set -e", 'r="$1"', f'{t["mount"]} -t tmpfs -o mode=0755 fourhundred-sandbox "$r"']
+    lines = ["set -e", "umask 022", 'r="$1"',
+             f'{t["mount"]} -t tmpfs -o mode=0755 fourhundred-sandbox "$r"']  # fmt: skip
 
     def bind(src: str) -> None:  # read-only, every mount under it too (as bwrap does)
         lines.append(f'{t["mkdir"]} -p "$r"{q(src)}')
@@ -341,8 +424,14 @@ def _unshare_script(tools: dict[str, str], p: Plan) -> str:
         f"{t['rmdir']} /.old",
         'cd "$2"',
         "shift 2",
-        f'exec {t["setpriv"]} --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
     ]
+    if root:
+        lines.append(f'exec {shlex.join(_drop_to_nobody(tools["setpriv"]))} "$@"')
+    else:  # already nobody, holding the namespace's capabilities only to build the root
+        lines.append(
+            f"exec {t['setpriv']} --bounding-set=-all --inh-caps=-all --ambient-caps=-all "
+            '--no-new-privs -- "$@"'
+        )
     return "\n".join(lines)
 
 
@@ -370,24 +459,62 @@ def _tools() -> dict[str, str] | None:
     return {name: os.path.abspath(p) for name, p in found.items() if p is not None}
 
 
-def sandbox(argv: Sequence[str], kind: str, p: Plan | None = None) -> Sandbox:
+def sandbox(argv: Sequence[str], kind: str, p: Plan | None = None, confine: bool = True) -> Sandbox:
     """`argv` run inside a sandbox of `kind` (``bwrap`` or ``unshare``) following `p`
-    (default :func:`plan` of `argv`)."""
+    (default :func:`plan` of `argv`), as :data:`NOBODY`, under the seccomp filter of
+    :mod:`~fourhundred_agents.remote.seccomp` when `confine` and libseccomp is there (else one
+    warning line per process)."""
     p = plan(argv) if p is None else p
     path = os.environ.get("PATH", os.defpath)
+    root = os.geteuid() == 0
+    tools = _tools()
     if kind == "bwrap":
         bwrap = shutil.which("bwrap", path=path)
         if bwrap is None:
             raise ConfigError("sandbox: bwrap is not on the PATH")
-        return Sandbox(_bwrap_argv(bwrap, argv, p), kind)
-    unshare, tools = shutil.which("unshare", path=path), _tools()
+        if root and tools is None:
+            raise ConfigError("sandbox: setpriv is not in a system folder")
+        fd = _filter_fd() if confine else None
+        setpriv = tools["setpriv"] if root and tools is not None else None
+        return Sandbox(_bwrap_argv(bwrap, argv, p, fd, setpriv), kind,
+                       pass_fds=() if fd is None else (fd,))  # fmt: skip
+    unshare = shutil.which("unshare", path=path)
     if kind != "unshare" or unshare is None or tools is None:
         raise ConfigError(f"sandbox: {kind!r} is not available: expected bwrap or unshare")
+    # root mounts with its own rights; another user as nobody in a user namespace, keeping
+    # that namespace's capabilities through the exec of sh until the root is built
+    user = (
+        [] if root else ["--user", f"--map-user={NOBODY}", f"--map-group={NOBODY}", "--keep-caps"]
+    )
     scratch = tempfile.mkdtemp(prefix="fourhundred-sandbox-")  # the new root's mount point
-    wrapped = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--kill-child",
-               "--net", "--ipc", "--uts", "--", tools["sh"], "-c", _unshare_script(tools, p),
+    wrapped = [unshare, *user, "--mount", "--propagation", "private", "--pid", "--kill-child",
+               "--net", "--ipc", "--uts", "--", tools["sh"], "-c", _unshare_script(tools, p, root),
                "sh", scratch, p.cwd, *argv]  # fmt: skip
-    return Sandbox(wrapped, kind, scratch)
+    fd = _filter_fd() if confine else None
+    if fd is not None:  # loaded before the namespaces are made; every process inherits it
+        confine_py = str(Path(__file__).with_name("_confine.py"))
+        wrapped = [sys.executable, "-I", "-S", confine_py, str(fd), *wrapped]
+    return Sandbox(wrapped, kind, scratch, () if fd is None else (fd,))
+
+
+_FILTER_WARNED = False
+
+
+def _filter_fd() -> int | None:
+    """A descriptor of the seccomp filter, or None (one warning line per process) where
+    libseccomp is missing."""
+    global _FILTER_WARNED
+    from fourhundred_agents.remote import seccomp
+
+    try:
+        return seccomp.program_fd()
+    except (seccomp.FilterUnavailable, OSError) as e:
+        if not _FILTER_WARNED:
+            _FILTER_WARNED = True
+            print(f"fourhundred: warning: cmd: bots run without their seccomp filter ({e}): "
+                  "the seat processes of one bot could pass each other bits through file "
+                  "locks; install libseccomp2", file=sys.stderr, flush=True)  # fmt: skip
+        return None
 
 
 def _works(kind: str) -> bool:
@@ -401,11 +528,13 @@ def _works(kind: str) -> bool:
         return False
     try:
         done = subprocess.run(box.argv, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=10, check=False)  # fmt: skip
+                              timeout=10, check=False, pass_fds=box.pass_fds)  # fmt: skip
         return done.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
     finally:
+        for fd in box.pass_fds:
+            os.close(fd)
         box.cleanup()
 
 
