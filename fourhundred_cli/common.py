@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from fourhundred_env.errors import FourHundredError
@@ -44,3 +45,11 @@ def writable_file(path: str | Path, flag: str) -> None:
     writable_folder(path.parent if str(path.parent) else Path("."), flag)
     if path.is_dir():
         raise FourHundredError(f"{flag} {str(path)!r} is a folder: expected a file name")
+
+
+def accept_unchecked_argument(p: argparse.ArgumentParser) -> None:
+    """The flag by which an owner reads a database whose row checks were switched off."""
+    p.add_argument("--accept-unchecked", action="store_true",
+                   help="read a results database whose row checks were switched off (its "
+                   "meta 'digests' deleted while its rows carry checksums, and the like) as it "
+                   "is, knowingly (default: refused)")  # fmt: skip

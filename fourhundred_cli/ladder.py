@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fourhundred_cli.common import check_seed, keeps_games_on_interrupt, writable_folder
+from fourhundred_cli.common import (
+    accept_unchecked_argument,
+    check_seed,
+    keeps_games_on_interrupt,
+    writable_folder,
+)
 from fourhundred_env.errors import FourHundredError
 
 NAME = "ladder"
@@ -61,6 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _db(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", required=True, help="the ladder's SQLite file (required)")
+    accept_unchecked_argument(p)
 
 
 def play_arguments(p: argparse.ArgumentParser) -> None:
@@ -105,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         s = add_bots(
             args.db, args.specs, args.matches, seed=args.seed, rules=args.rules,
             max_hands=args.max_hands, anchor=args.anchor, play=play_settings(args),
-            deals=args.deals, run=args.run,
+            deals=args.deals, run=args.run, accept_unchecked=args.accept_unchecked,
         )  # fmt: skip
         if s.lock_note:
             print(f"note: {s.lock_note}", file=sys.stderr)
@@ -119,13 +125,17 @@ def run(args: argparse.Namespace) -> int:
     elif args.ladder_command == "remove":
         from fourhundred_tournament.ladder.play import remove_bots
 
-        event = remove_bots(args.db, args.names)
+        event = remove_bots(args.db, args.names, args.accept_unchecked)
         print(f"event #{event}: retired {', '.join(args.names)}; their games stay in {args.db}")
         return 0
-    return report(args.db, getattr(args, "anchor", None), args.out, args.bootstrap)
+    return report(args.db, getattr(args, "anchor", None), args.out, args.bootstrap,
+                  args.accept_unchecked)  # fmt: skip
 
 
-def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) -> int:
+def report(
+    db_path: str, anchor: str | None, out: str | None, bootstrap: int,
+    accept_unchecked: bool = False,
+) -> int:  # fmt: skip
     """Print the ladder's report and write its JSON and history figure."""
     from fourhundred_tournament.db import ReadOnlyResults
     from fourhundred_tournament.files import write_text
@@ -133,7 +143,7 @@ def report(db_path: str, anchor: str | None, out: str | None, bootstrap: int) ->
 
     if bootstrap < 0:
         raise FourHundredError(f"--bootstrap {bootstrap}: expected 0 or more")
-    with ReadOnlyResults(db_path) as db:
+    with ReadOnlyResults(db_path, accept_unchecked=accept_unchecked) as db:
         rep = ladder_report(db, bootstrap=bootstrap, anchor=anchor)
     labels = [b["label"] for b in rep["bots"]]
     if anchor is not None and rep["anchor"] not in labels:

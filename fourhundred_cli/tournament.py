@@ -7,7 +7,12 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from fourhundred_cli.common import check_seed, keeps_games_on_interrupt, writable_folder
+from fourhundred_cli.common import (
+    accept_unchecked_argument,
+    check_seed,
+    keeps_games_on_interrupt,
+    writable_folder,
+)
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.rules import Rules
 
@@ -107,6 +112,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--overwrite", action="store_true",
                    help="discard an existing results database first (default: resume it)")  # fmt: skip
+    accept_unchecked_argument(p)
     p.add_argument("--report-only", action="store_true",
                    help="play nothing; report what the database holds")  # fmt: skip
     p.add_argument("--list-agents", action="store_true", help="list the registered agents and exit")
@@ -174,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
         writable_folder(args.plots, "--plots")
     if not args.report_only:
         keeps_games_on_interrupt(args, cfg.db_path)
-        summary = run_tournament(cfg, overwrite=args.overwrite)
+        summary = run_tournament(cfg, overwrite=args.overwrite,
+                                 accept_unchecked=args.accept_unchecked)  # fmt: skip
         if summary.lock_note:
             print(f"note: {summary.lock_note}", file=sys.stderr)
         if summary.jobs_restarted:
@@ -193,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
             )
             + ")"
         )
-    with ReadOnlyResults(cfg.db_path, None if args.report_only else cfg.fingerprint()) as db:
+    with ReadOnlyResults(cfg.db_path, None if args.report_only else cfg.fingerprint(),
+                         args.accept_unchecked) as db:  # fmt: skip
         report = build_report(db, cfg, pairings=pairings)
     print(format_report(report))
     paths = write_report(report, cfg.out_dir)
@@ -204,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plots:
         from fourhundred_tournament.plots import write_tournament_plots
 
-        figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report)
+        figures = write_tournament_plots(cfg.db_path, args.plots, cfg=cfg, report=report,
+                                         accept_unchecked=args.accept_unchecked)  # fmt: skip
         print("plots: " + ", ".join(str(p) for p in figures))
     return 0
 
@@ -232,7 +241,7 @@ def _report_config(
     ) / "results.sqlite"  # fmt: skip
     if not path.exists():
         raise FourHundredError(f"--report-only: no results database at {str(path)!r}")
-    with ReadOnlyResults(path) as db:
+    with ReadOnlyResults(path, accept_unchecked=args.accept_unchecked) as db:
         stored = config_from_db(db)
         pairings = recorded_pairings(db)
     from dataclasses import fields

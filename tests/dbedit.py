@@ -4,10 +4,12 @@ test reaches the checks behind them)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 from fourhundred_tournament.db.digests import DIGEST_META, register, seal
+from fourhundred_tournament.db.ladder import sealed_settings
 from fourhundred_tournament.db.schema import has_column
 
 
@@ -40,3 +42,7 @@ def reseal(con: sqlite3.Connection) -> None:
         if has_column(con, table, "digest"):
             con.execute(f"UPDATE {table} SET digest = NULL")
             seal(con, table)
+    found = con.execute("SELECT value FROM meta WHERE key = 'ladder'").fetchone()
+    if found is not None and "digest" in json.loads(found[0]):  # the ladder's settings too
+        value = sealed_settings(json.loads(found[0]))
+        con.execute("UPDATE meta SET value = ? WHERE key = 'ladder'", (value,))

@@ -58,6 +58,9 @@ DAMAGE = [
     ("UPDATE hands SET score0 = -95 WHERE rowid = 3", "hands row"),
     ("UPDATE matches SET score0 = score0 + 1 WHERE rowid = 1", "matches row"),
     ("UPDATE hands SET digest = NULL WHERE rowid = 2", "do not match its checksum"),
+    # the ladder's meta row: settings in range, only its checksum sees them (issue 67)
+    ("UPDATE meta SET value = json_set(value, '$.max_hands', 7) WHERE key = 'ladder'", "meta row (key='ladder') holds values that do not match its checksum"),
+    ("UPDATE meta SET value = json_set(value, '$.anchor', 'random') WHERE key = 'ladder'", "meta row (key='ladder') holds values that do not match"),
 ]  # fmt: skip
 COMMANDS = {
     "report": ["ladder", "report", "--bootstrap", "0"],
@@ -85,6 +88,43 @@ def test_a_damaged_ladder_row_is_one_line_and_nothing_written(
         assert said in err and err.count("\n") == 1 and "Traceback" not in err, (name, err)
         assert db.read_bytes() == before, name
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+# the ways to switch a database's row checks off, each refused unless accepted by name
+SWITCHED_OFF = [
+    ("DELETE FROM meta WHERE key = 'digests'", "meta 'digests' is gone"),
+    ("DELETE FROM meta WHERE key = 'digests'; UPDATE hands SET digest = NULL WHERE rowid = "
+     "(SELECT MAX(rowid) FROM hands)", "a row of hands without its checksum"),
+    ("DELETE FROM meta WHERE key = 'digests'; ALTER TABLE events DROP COLUMN digest",
+     "digest column of events is gone"),
+    ("UPDATE meta SET value = json_remove(value, '$.digest') WHERE key = 'ladder'",
+     "meta row 'ladder' has lost its checksum"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("edit", "said"), SWITCHED_OFF, ids=[s[1] for s in SWITCHED_OFF])
+def test_a_ladder_whose_checks_were_switched_off_is_refused_unless_accepted(
+    ladder: Path, tmp_path: Path, capsys, edit: str, said: str
+) -> None:
+    db = tmp_path / "unchecked.sqlite"
+    shutil.copy(ladder, db)
+    con = sqlite3.connect(db)
+    con.executescript(edit)
+    con.close()
+    before = db.read_bytes()
+    out = ["--out", str(tmp_path / "o")]
+    commands = {**COMMANDS, "tournament": ["tournament", "--report-only", "--bootstrap", "0"]}
+    for name, argv in commands.items():
+        capsys.readouterr()
+        code = main([*argv, "--db", str(db), *(out if name != "remove" else [])])
+        err = capsys.readouterr().err
+        assert code == 2, (name, err)
+        assert said in err and "--accept-unchecked" in err, (name, err)
+        assert err.count("\n") == 1 and "Traceback" not in err, (name, err)
+        assert db.read_bytes() == before, name
+    for name in ("report", "tournament", "add", "remove"):  # its owner reads it, by name
+        argv = [*commands[name], "--db", str(db), *(out if name != "remove" else [])]
+        assert main([*argv, "--accept-unchecked"]) == 0, (name, capsys.readouterr().err)
 
 
 def test_an_in_range_change_of_a_score_is_refused_by_the_report_and_the_export(

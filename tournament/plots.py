@@ -417,8 +417,10 @@ def write_tournament_plots(
     out_dir: str | Path,
     cfg: TournamentConfig | None = None,
     report: dict[str, Any] | None = None,
+    accept_unchecked: bool = False,
 ) -> list[Path]:
-    """Write the tournament figures of the database at `db_path` into `out_dir`.
+    """Write the tournament figures of the database at `db_path` into `out_dir`
+    (`accept_unchecked`: of a database whose row checks were switched off).
 
     `cfg`: the tournament's config (default: rebuilt from the database, see
     :func:`config_from_db`); `report`: its :func:`fourhundred_tournament.report.build_report` dict if already
@@ -426,7 +428,7 @@ def write_tournament_plots(
     ratings.png, bid_vs_tricks.png, bid_margin.png and score_trajectories.png.
     """
     out = Path(out_dir)
-    with ReadOnlyResults(db_path) as db:
+    with ReadOnlyResults(db_path, accept_unchecked=accept_unchecked) as db:
         cfg = cfg if cfg is not None else config_from_db(db)
         if report is None:
             report = build_report(db, cfg, pairings=recorded_pairings(db))

@@ -50,13 +50,15 @@ def run_tournament(
     cfg: TournamentConfig,
     overwrite: bool = False,
     on_records: Callable[[Records], None] | None = None,
+    accept_unchecked: bool = False,
 ) -> RunSummary:
     """Play what is left of the tournament `cfg` into its database.
 
     Validates the agent specs and the database before anything is written: an unknown agent,
     a database of another tournament, a damaged one or one that another run is writing
     raises FourHundredError and changes nothing. `overwrite` discards an existing database
-    first (once this run holds its writer lock).
+    first (once this run holds its writer lock). `accept_unchecked`: resume a database whose
+    row checks were switched off (refused otherwise).
     """
     # a sandboxed bot cannot read the results (which hold the deal secret), even in its own
     # folder; hidden before the check, so that a bot is checked in the very sandbox it plays in
@@ -68,7 +70,8 @@ def run_tournament(
     # Ray is joined before the database is opened: an unreachable cluster changes nothing.
     cluster = connect_backend(cfg)
     try:
-        with ResultsDB(cfg.db_path, fingerprint, overwrite=overwrite, create_meta=deals) as db:
+        with ResultsDB(cfg.db_path, fingerprint, overwrite=overwrite, create_meta=deals,
+                       accept_unchecked=accept_unchecked) as db:  # fmt: skip
             _check_deals(cfg, db)
             # what a replay needs beyond the fingerprint to seed the agents as the jobs did
             db.record_meta("seeding", seeding_meta(cfg))

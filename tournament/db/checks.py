@@ -23,6 +23,41 @@ class DatabaseDamagedError(FourHundredError):
     hits a malformed page); it is left as it was."""
 
 
+class UncheckedDatabaseError(DatabaseDamagedError):
+    """The database's row checks were switched off (:func:`check_checked`)."""
+
+
+ACCEPT_FLAG = "--accept-unchecked"
+"""The command-line flag by which an owner reads a database whose checks were switched off."""
+
+
+def check_checked(path: Path, meta: Mapping[str, str], accept: bool = False) -> None:
+    """Raise UncheckedDatabaseError in one line naming :data:`ACCEPT_FLAG` when the rows of
+    the database at `path` (its `meta`) were checked by their writer and no longer are (see
+    :func:`fourhundred_tournament.db.digests.unchecked_reason`), unless `accept`: its owner
+    reads it as it is, by name (its rows that still carry a digest are checked)."""
+    from fourhundred_tournament.db.digests import unchecked_reason
+
+    if accept or not path.is_file():
+        return
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return  # read_meta said what it is
+    try:
+        reason = unchecked_reason(con, meta)
+    except sqlite3.DatabaseError as e:
+        raise damaged_error(path, e) from None
+    finally:
+        con.close()
+    if reason is not None:
+        raise UncheckedDatabaseError(
+            f"database {str(path)!r} has its row checks switched off ({reason}); it was left "
+            f"as it is: expected a database whose rows carry their checksums; pass "
+            f"{ACCEPT_FLAG} to read it as it is, knowingly"
+        )
+
+
 def _journal(path: Path) -> Path:
     return Path(str(path) + "-journal")
 

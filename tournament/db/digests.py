@@ -6,7 +6,11 @@ matches; a label) is refused on read in one line naming the row.
 The checksum detects damage and hand edits; it is not a signature: whoever can write the file
 can compute it again (``sqlite3`` with this module's function), so it proves nothing about who
 wrote a row. A database written before rows carried one (no ``digests`` in its meta) is read
-as it is: its rows of NULL digest pass, and those written since are checked.
+as it is: its rows of NULL digest pass, and those written since are checked. A database whose
+checks were switched off (its ``digests`` meta deleted while its rows carry digests, a row's
+digest cleared among sealed ones, a digest column dropped, the ladder's meta row stripped of
+its checksum: :func:`unchecked_reason`) is refused unless its owner accepts it by name
+(``--accept-unchecked``).
 
 The writer computes a row's digest inside SQLite after the insert (:func:`seal`), from the
 values as stored, so the numbers a column's affinity converts (an int stored in a REAL column
@@ -16,14 +20,15 @@ reads back as a float) are summed as they read back.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 
 from fourhundred_tournament.db.schema import has_column
 
 __all__ = [
-    "DIGEST_META", "DIGEST_SCHEME", "add_digest_column", "covered", "first_mismatch", "is_strict", "last_rowid",
-    "register", "row_digest", "seal",
+    "DIGEST_META", "DIGEST_SCHEME", "SEALED_TABLES", "add_digest_column", "covered", "first_mismatch",
+    "is_strict", "last_rowid", "register", "row_digest", "seal", "unchecked_reason",
 ]  # fmt: skip
 
 DIGEST_META = "digests"
@@ -31,6 +36,12 @@ DIGEST_META = "digests"
 DIGEST_SCHEME = {"scheme": "blake2b-64", "version": 1}
 
 _FUNCTION = "fourhundred_digest"
+SEALED_TABLES = (
+    "hands", "matches", "events", "ladder_bots", "ladder_events", "ladder_pairings",
+    "ladder_deals", "ladder_files",
+)  # fmt: skip
+"""Every table whose rows carry a digest."""
+_DIGEST_SCHEMA = 3  # fourhundred_tournament.db.schema.SCHEMA_VERSION that added the digests
 
 
 def row_digest(table: str, *values: object) -> str:
@@ -110,3 +121,42 @@ def first_mismatch(
 def is_strict(meta: Mapping[str, str]) -> bool:
     """Whether every row of a database with this meta carries a digest."""
     return DIGEST_META in meta
+
+
+def unchecked_reason(con: sqlite3.Connection, meta: Mapping[str, str]) -> str | None:
+    """Why the rows of the database open in `con` (its `meta`) are no longer all checked,
+    though its writer checked them, or None. A writer of this version records the meta
+    ``digests`` in a new database and seals every row it writes (an older database keeps its
+    rows of NULL digest, all before the first sealed row of each table) and the ladder's meta
+    row; what is found otherwise was switched off by hand."""
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "ladder" in meta and "ladder_files" in tables:  # written by a writer that seals it
+        try:
+            value = json.loads(meta["ladder"])
+            sealed = not isinstance(value, dict) or "digest" in value
+        except (TypeError, ValueError, AttributeError):
+            sealed = True  # unreadable: the row check says so
+        if not sealed:
+            return "the meta row 'ladder' has lost its checksum"
+    if DIGEST_META in meta:
+        return None  # every row is checked, one without a digest refused
+    schema = meta.get("schema", "1")
+    if schema.isdigit() and int(schema) >= _DIGEST_SCHEMA:
+        for table in ("hands", "matches", "events"):
+            if table in tables and not has_column(con, table, "digest"):
+                return f"the digest column of {table} is gone"
+    with_digest = without = False
+    for table in SEALED_TABLES:
+        if table not in tables or not has_column(con, table, "digest"):
+            continue
+        last_null, first_sealed = con.execute(
+            f"SELECT MAX(CASE WHEN digest IS NULL THEN rowid END), "
+            f"MIN(CASE WHEN digest IS NOT NULL THEN rowid END) FROM {table}"
+        ).fetchone()
+        with_digest |= first_sealed is not None
+        without |= last_null is not None
+        if last_null is not None and first_sealed is not None and last_null > first_sealed:
+            return f"a row of {table} without its checksum after rows with one"
+    if with_digest and not without:
+        return f"its meta {DIGEST_META!r} is gone, while every row carries a checksum"
+    return None

@@ -45,7 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from fourhundred_tournament.db.checks import DatabaseMismatchError, damaged_error, read_fingerprint
-from fourhundred_tournament.db.digests import add_digest_column, first_mismatch, is_strict, seal
+from fourhundred_tournament.db.digests import (
+    add_digest_column,
+    first_mismatch,
+    is_strict,
+    row_digest,
+    seal,
+)
 from fourhundred_tournament.db.results import ResultsDB
 from fourhundred_tournament.db.values import row_damage
 from fourhundred_tournament.deals import DealSecret
@@ -62,6 +68,8 @@ __all__ = [
     "pairing_secrets",
     "read_ladder",
     "recorded_pairings",
+    "sealed_settings",
+    "settings_digest",
     "version_label",
     "write_event",
 ]
@@ -300,9 +308,11 @@ class _RowCheck:
         return out
 
     def settings(self, text: str) -> dict[str, Any]:
-        """The ``ladder`` meta (the settings every pairing shares), checked."""
+        """The ``ladder`` meta (the settings every pairing shares), checked, its checksum
+        (``digest``, :func:`sealed_settings`) first."""
         ids = {"key": "ladder"}
         settings = self._json("meta", ids, "ladder", text, dict)
+        digest = settings.pop("digest", None)
         self._int("meta", ids, "seed", settings.get("seed"), -(2**63), 2**63 - 1)
         self._int("meta", ids, "max_hands", settings.get("max_hands"), 1, _MAX_HANDS)
         if not isinstance(settings.get("rules"), dict):
@@ -311,6 +321,9 @@ class _RowCheck:
             raise self.damage(
                 "meta", ids, f"anchor={settings['anchor']!r}", "a bot's label or null"
             )
+        if digest is not None and digest != settings_digest(settings):  # in range, but edited
+            raise row_damage(self.db, "meta", ids, "values that do not match its checksum",
+                             "a ladder")  # fmt: skip
         return settings
 
     def bot(self, row: tuple[Any, ...]) -> tuple[str, str, int, str | None, int, dict]:
@@ -376,6 +389,20 @@ class _RowCheck:
         self._int(t, ids, "event", event, 1, last)
         self._int(t, ids, "matches", matches, 1, _MAX_MATCHES)
         return (a, b), (event, matches)
+
+
+def settings_digest(settings: Mapping[str, Any]) -> str:
+    """The checksum of a ladder's settings (the ``ladder`` meta row without its ``digest``)."""
+    return row_digest("meta", "ladder", json.dumps(dict(settings), sort_keys=True))
+
+
+def sealed_settings(settings: Mapping[str, Any]) -> str:
+    """The ``ladder`` meta row's value: the settings (JSON) with their checksum, ``digest``,
+    so that an edited ``max_hands`` or ``anchor`` is refused on read like an edited row. A
+    ladder written before the row carried one is read as it is (unless checks were switched
+    off: :func:`fourhundred_tournament.db.checks.unchecked_reason`)."""
+    plain = {k: v for k, v in settings.items() if k != "digest"}
+    return json.dumps({**plain, "digest": settings_digest(plain)}, sort_keys=True)
 
 
 def _is_digest(text: str) -> bool:
@@ -465,7 +492,7 @@ def write_event(
                 add_digest_column(con, table)
             con.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('ladder', ?)",
-                (json.dumps(ladder.settings, sort_keys=True),),
+                (sealed_settings(ladder.settings),),
             )
             if not ladder.is_ladder:  # a tournament database becomes a ladder: its event first
                 _insert_events(con, ladder)

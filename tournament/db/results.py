@@ -12,9 +12,11 @@ from typing import Any
 from fourhundred_env.errors import FourHundredError
 from fourhundred_tournament.db.checks import (
     DatabaseDamagedError,
+    check_checked,
     check_fingerprint,
     check_schema,
     damaged_error,
+    is_blank,
     read_meta,
     recover_interrupted_write,
 )
@@ -60,11 +62,14 @@ class ResultsDB:
         overwrite: bool = False,
         check: Callable[[Path], None] | None = None,
         create_meta: Mapping[str, Mapping[str, Any]] | None = None,
+        accept_unchecked: bool = False,
     ) -> None:
         """`check(path)`: run instead of the fingerprint check (under the lock, before
         anything is written) by a writer that checks the file its own way (a ladder).
         `create_meta`: meta rows (key -> JSON value) a new database records with its schema
-        and fingerprint, in the same transaction (an existing one keeps its own)."""
+        and fingerprint, in the same transaction (an existing one keeps its own).
+        `accept_unchecked`: write to a database whose row checks were switched off
+        (:func:`~fourhundred_tournament.db.checks.check_checked`; refused otherwise)."""
         self.path = Path(path)
         self.con: sqlite3.Connection | None = None
         try:
@@ -87,6 +92,8 @@ class ResultsDB:
                     check(self.path)
                 else:
                     check_fingerprint(self.path, fingerprint)
+                if self.path.exists() and not is_blank(self.path):
+                    check_checked(self.path, read_meta(self.path), accept_unchecked)
             self.con = sqlite3.connect(self.path, timeout=30)
             register(self.con)
             self.con.execute("PRAGMA synchronous=NORMAL")
@@ -126,8 +133,10 @@ class ResultsDB:
                     ("fingerprint", json.dumps(dict(fingerprint), sort_keys=True))]  # fmt: skip
             if new:
                 rows += [(k, json.dumps(dict(v), sort_keys=True)) for k, v in create_meta.items()]
-                if not con.execute("SELECT 1 FROM hands LIMIT 1").fetchall():
-                    rows.append((DIGEST_META, json.dumps(DIGEST_SCHEME, sort_keys=True)))
+            if not con.execute(
+                "SELECT 1 FROM hands UNION ALL SELECT 1 FROM matches LIMIT 1"
+            ).fetchall():  # no row yet (a new file, or one an older run made and left empty)
+                rows.append((DIGEST_META, json.dumps(DIGEST_SCHEME, sort_keys=True)))
             con.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", rows)
             # an older schema (a newer one was refused) is this one now; an unchanged file is
             # left byte for byte as it was
@@ -273,9 +282,16 @@ class ResultsDB:
 class ReadOnlyResults(ResultsDB):
     """A results database opened read-only (the reading half of :class:`ResultsDB`)."""
 
-    def __init__(self, path: str | Path, fingerprint: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        fingerprint: Mapping[str, Any] | None = None,
+        accept_unchecked: bool = False,
+    ) -> None:
         """Open `path` read-only after SQLite's integrity check (and, given `fingerprint`,
-        after checking that it holds that tournament). Needs no writer lock."""
+        after checking that it holds that tournament). Needs no writer lock. A database
+        whose row checks were switched off is refused unless `accept_unchecked`
+        (:func:`~fourhundred_tournament.db.checks.check_checked`)."""
         self.path = Path(path)
         self.lock = None
         self.con = None
@@ -288,5 +304,6 @@ class ReadOnlyResults(ResultsDB):
             check_fingerprint(self.path, fingerprint)
         else:
             check_schema(self.path, read_meta(self.path))
+        check_checked(self.path, read_meta(self.path), accept_unchecked)
         self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
         register(self.con)

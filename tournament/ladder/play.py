@@ -113,12 +113,12 @@ def _settings_asked(seed: int | None, rules: str | Rules | None, max_hands: int 
     return out
 
 
-def _existing(path: Path) -> Ladder | None:
+def _existing(path: Path, accept_unchecked: bool = False) -> Ladder | None:
     """The ladder at `path` read without the lock (None: no file), for the settings the
     specs are checked with; everything is read again under the lock."""
     if not path.exists() or is_blank(path):
         return None
-    with ReadOnlyResults(path) as db:
+    with ReadOnlyResults(path, accept_unchecked=accept_unchecked) as db:
         return read_ladder(db)
 
 
@@ -152,6 +152,7 @@ def add_bots(
     on_records: Callable[[Records], None] | None = None,
     deals: str | None = None,
     run: Sequence[str] = (),
+    accept_unchecked: bool = False,
 ) -> AddSummary:
     """Put `specs` on the ladder at `db_path` (created if absent) and play the pairings they
     are missing, `matches` duplicate matches each (default :data:`DEFAULT_MATCHES`).
@@ -164,7 +165,9 @@ def add_bots(
     its own secret) or ``public`` (from the seed alone), required by name to create or extend
     a ladder of public deals. `run`: specs of program bots (``cmd:``) already on the ladder
     that this add may start (a spec read from the database never starts a program by
-    itself). Raises LadderError (nothing written) for bad input.
+    itself). `accept_unchecked`: add to a database whose row checks were switched off
+    (refused otherwise, :func:`fourhundred_tournament.db.checks.check_checked`). Raises
+    LadderError (nothing written) for bad input.
     """
     path = Path(db_path)
     specs = [str(s).strip() for s in specs]
@@ -187,7 +190,7 @@ def add_bots(
     if deals is not None and deals not in MODES:
         raise LadderError(f"--deals {deals!r}: expected one of {list(MODES)}")
     asked = _settings_asked(seed, rules, max_hands)
-    before = _existing(path)
+    before = _existing(path, accept_unchecked)
     settings = {"seed": 0, "rules": Rules().to_dict(), "max_hands": 200, "anchor": None,
                 **(before.settings if before is not None else {}), **asked}  # fmt: skip
     check = _play_config(settings, specs, play, path)
@@ -198,7 +201,7 @@ def add_bots(
     identities = {s: identity(s) for s in specs}  # a folder too big to be a bot's: one line
     create = {"deals": deals_row(deals or "secret")}  # recorded by a new file only
     with ResultsDB(path, _fingerprint(None, settings), check=_check_file,
-                   create_meta=create) as db:  # fmt: skip
+                   create_meta=create, accept_unchecked=accept_unchecked) as db:  # fmt: skip
         scheme = _check_deals(db, deals)
         ladder = read_ladder(db) if before is not None else empty_ladder(path, settings)
         check_values(db)  # a damaged or edited row: one line, nothing written
@@ -515,15 +518,16 @@ def _play_missing(
     summary.seconds = run.seconds
 
 
-def remove_bots(db_path: str | Path, names: Sequence[str]) -> int:
+def remove_bots(db_path: str | Path, names: Sequence[str], accept_unchecked: bool = False) -> int:
     """Retire the bots `names` (labels, or specs of the versions on the ladder): they play no
-    more games; theirs stay, and so do their ratings. Returns the event written."""
+    more games; theirs stay, and so do their ratings. Returns the event written.
+    `accept_unchecked`: as :func:`add_bots`'s."""
     path = Path(db_path)
     if not path.is_file() or is_blank(path):
         raise LadderError(f"ladder remove: no ladder at {str(path)!r}: expected its --db file")
     if not names:
         raise LadderError("ladder remove: expected one or more bots")
-    with ResultsDB(path, {}, check=_check_file) as db:
+    with ResultsDB(path, {}, check=_check_file, accept_unchecked=accept_unchecked) as db:
         ladder = read_ladder(db)
         check_values(db)  # a damaged or edited row: one line, nothing written
         active = ladder.active()
