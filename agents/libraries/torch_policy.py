@@ -219,7 +219,7 @@ def load_torch_policy(
         )
     shapes = {k: tuple(v.shape) for k, v in _build(cls, kwargs, where, meta=True)
               .state_dict().items()}  # fmt: skip  # the weights counted on no memory
-    state = _read_weights(weights_path, where, shapes)
+    state = _read_weights(weights_path, where, shapes, f"{cls.__name__}({manifest['kwargs']})")
     module = _build(cls, kwargs, where)
     try:
         module.load_state_dict(state)
@@ -327,7 +327,7 @@ def _check_manifest(manifest: dict[str, Any], rules: Rules | None, where: str) -
 
 
 def _read_weights(
-    path: Path, where: str, shapes: Mapping[str, tuple[int, ...]]
+    path: Path, where: str, shapes: Mapping[str, tuple[int, ...]], module: str
 ) -> dict[str, torch.Tensor]:
     """The state dict at `path`, read by the one bounded reader: its names and `shapes` (the
     module's, built on the meta device) and dtypes checked before its bytes are read, then
@@ -360,7 +360,7 @@ def _read_weights(
                     if missing else f"{wrong[0]!r} is {tuple(state[wrong[0]].shape)}, the "
                     f"module's {shapes[wrong[0]]}")  # fmt: skip
             raise CheckpointError(
-                f"{where}: the weights {str(path)!r} do not fit its module ({what}): expected "
+                f"{where}: the weights {str(path)!r} do not fit {module} ({what}): expected "
                 "the weights saved with the manifest"
             )
 

@@ -38,16 +38,18 @@ import torch
 
 from fourhundred_agents.neural.extra_features import FeatureHook, recorded_problem
 from fourhundred_agents.neural.files import (
-    PRETRAINED as PRETRAINED,
-)  # re-exported: tests and callers
-from fourhundred_agents.neural.files import (
+    MAX_MEMBERS,
     archive_problem,
+    declared_members,
     index_problem,
     model_file_kind,
     pickle_problem,
     plain_problem,
     resolve_checkpoint,
 )
+from fourhundred_agents.neural.files import (
+    PRETRAINED as PRETRAINED,
+)  # re-exported: tests and callers
 from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 from fourhundred_env.errors import FourHundredError
 from fourhundred_env.observation import OBS_SIZE, require_obs_version
@@ -85,6 +87,12 @@ def read_checkpoint(
         raise CheckpointError(
             f"{where} is {size:,} bytes: expected at most {MAX_CHECKPOINT_BYTES:,} "
             "(MAX_CHECKPOINT_BYTES, agents/neural/checkpoint.py)"
+        )
+    count = declared_members(path)  # before any zip directory is parsed (model_file_kind's)
+    if count is not None and count > MAX_MEMBERS:
+        raise CheckpointError(
+            f"{where} is refused (it holds {count:,} members (tensors): expected at most "
+            f"{MAX_MEMBERS:,}, MAX_MEMBERS): expected a file written by fourhundred"
         )
     kind = model_file_kind(path)
     if kind in ("sb3", "manifest"):

@@ -226,7 +226,12 @@ def index_problem(source: str | Path | IO[bytes]) -> str | None:
     """Why the directory of the zip `source`, as torch.save writes it, is out of bounds, in one
     phrase, or None: more than MAX_MEMBERS members, a member named twice or compressed, a
     ``data.pkl`` larger than MAX_PICKLE_BYTES, or members declaring more bytes than the file
-    holds (stored members are their own size). Reads the directory only, no member."""
+    holds (stored members are their own size). Reads the directory only, no member, and
+    counts the members from the zip's end record before parsing the directory (100,000 members
+    take seconds to parse)."""
+    count = declared_members(source)
+    if count is not None and count > MAX_MEMBERS:
+        return f"it holds {count:,} members (tensors): expected at most {MAX_MEMBERS:,}"
     try:
         with zipfile.ZipFile(source) as z:
             infos = z.infolist()
@@ -259,6 +264,41 @@ def index_problem(source: str | Path | IO[bytes]) -> str | None:
     if declared > size:
         return f"its members declare {declared:,} bytes in a file of {size:,}"
     return None
+
+
+def declared_members(source: str | Path | IO[bytes]) -> int | None:
+    """How many members the zip `source` declares in its end record (zip64's where it holds
+    more than 65,535), read from its last 64 KiB; None where no end record is found."""
+    try:
+        if isinstance(source, (str, Path)):
+            with open(source, "rb") as f:
+                return _declared_members(f)
+        position = source.tell()
+        try:
+            return _declared_members(source)
+        finally:
+            source.seek(position)
+    except (OSError, ValueError):
+        return None
+
+
+def _declared_members(f: IO[bytes]) -> int | None:
+    size = f.seek(0, 2)
+    start = max(0, size - (1 << 16) - 22)
+    f.seek(start)
+    tail = f.read()
+    end = tail.rfind(b"PK\x05\x06")
+    if end < 0 or end + 22 > len(tail):
+        return None
+    count = int.from_bytes(tail[end + 10 : end + 12], "little")
+    locator = end - 20
+    if count == 0xFFFF and locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        offset = int.from_bytes(tail[locator + 8 : locator + 16], "little")
+        f.seek(offset)
+        record = f.read(40)
+        if record[:4] == b"PK\x06\x06" and len(record) == 40:
+            count = int.from_bytes(record[32:40], "little")
+    return count
 
 
 def pickle_problem(data: bytes) -> str | None:
