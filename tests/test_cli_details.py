@@ -241,7 +241,7 @@ def test_a_tournament_interrupted_anywhere_says_how_to_resume(
     the finished games are and that the same command resumes them; exit code 130."""
     from fourhundred_tournament import tournament
 
-    def run_tournament(cfg, overwrite=False):
+    def run_tournament(cfg, overwrite=False, **options):
         _ctrl_c(library)
 
     monkeypatch.setattr(tournament, "run_tournament", run_tournament)

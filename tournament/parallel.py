@@ -32,29 +32,33 @@ def _worker(tasks: Any, results: Any, parent: int) -> None:
         results.put(("records", job_id, rec))
 
     while True:
-        job = tasks.get()
-        if job is None:
+        task = tasks.get()
+        if task is None:
             return
-        try:
-            run_job(job, lambda rec, j=job.job_id: send(rec, j))
-            results.put(("done", job.job_id, None))
-        except BaseException:
-            results.put(("error", job.job_id, traceback.format_exc()))
-            return
+        for job in task:  # one after another: each job's bot processes end with it
+            try:
+                run_job(job, lambda rec, j=job.job_id: send(rec, j))
+                results.put(("done", job.job_id, None))
+            except BaseException:
+                results.put(("error", job.job_id, traceback.format_exc()))
+                return
 
 
-def run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], None]) -> None:
-    """Play `jobs` in `workers` spawned processes; `write` receives their rows here."""
+def run_parallel(
+    tasks: Sequence[Sequence[Job]], workers: int, write: Callable[[Records], None]
+) -> None:
+    """Play the jobs of `tasks` in `workers` spawned processes, those of one task one after
+    another in one process; `write` receives their rows here."""
     ctx = mp.get_context("spawn")
-    tasks = ctx.Queue()
+    queue_ = ctx.Queue()
     results = ctx.Queue()
-    for job in jobs:
-        tasks.put(job)
+    for task in tasks:
+        queue_.put(list(task))
     for _ in range(workers):
-        tasks.put(None)
-    procs = _start_workers(ctx, tasks, results, workers)
+        queue_.put(None)
+    procs = _start_workers(ctx, queue_, results, workers)
     try:
-        _collect(results, procs, len(jobs), write)
+        _collect(results, procs, sum(len(task) for task in tasks), write)
         for p in procs:
             p.join(timeout=10)
     finally:
@@ -63,7 +67,7 @@ def run_parallel(jobs: Sequence[Job], workers: int, write: Callable[[Records], N
                 p.terminate()
         for p in procs:
             p.join(timeout=5)
-        tasks.close()
+        queue_.close()
         results.close()
 
 

@@ -10,6 +10,7 @@ the batch, the workers or a resume.
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +21,18 @@ import numpy as np
 from fourhundred_tournament.config import TournamentConfig
 from fourhundred_tournament.deals import DealSecret
 
-__all__ = ["SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta"]
+__all__ = [
+    "SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta", "starts_processes",
+]  # fmt: skip
+
+_CMD = re.compile(r"(?i)cmd\s*:")
+
+
+def starts_processes(spec: str) -> bool:
+    """Whether the agent of `spec` plays in processes of the bot's own: a ``cmd:`` bot, alone
+    or as a part of another spec (judged from the text, as the registry's ``starts_program``)."""
+    return bool(_CMD.search(str(spec)))
+
 
 SEEDING_SCHEME = "pairing-seat"
 """How agents are seeded: by tournament seed, pairing, side and seat (:func:`agent_seed`); the
@@ -48,6 +60,10 @@ class Job:
     bot_key: bytes | None = (
         None  # the key of what cmd: bots are told (fourhundred_tournament.deals)
     )
+    apart: bool = False
+    """A ``cmd:`` bot plays in it: its games are of one orientation, and it runs alone among
+    the other jobs that are `apart` (:func:`fourhundred_tournament.tournament.play_pairings`),
+    so that no two processes of such a bot that hold cards of one deal are alive at once."""
 
     @property
     def engine_seed(self) -> int:
@@ -93,7 +109,8 @@ def plan_jobs(
 
     `pairings`: what to play (a ladder's missing pairings, each with its own number of
     matches); default every pairing of `cfg` with `cfg.matches`. Jobs are ordered chunk by
-    chunk across pairings, so early results cover every pairing. `secret`: the database's
+    chunk across pairings, so early results cover every pairing; a pairing with a ``cmd:`` bot
+    has a job for each orientation of a chunk (`Job.apart`). `secret`: the database's
     deal secret (:mod:`fourhundred_tournament.deals`; None: dealt from the seed);
     `pair_secrets`: a ladder's pairings whose event drew a secret of its own, with it.
     """
@@ -110,11 +127,14 @@ def plan_jobs(
         for p in pairings:
             pair = p.pair
             ids = range(first, min(p.matches, first + cfg.chunk_matches))
-            games = tuple(
-                (m, o) for m in ids for o in (0, 1) if (pair[0], pair[1], m, o) not in done
-            )
-            if games:
-                specs = p.specs or pair
+            specs = p.specs or pair
+            apart = any(starts_processes(s) for s in specs)
+            for orients in ((0,), (1,)) if apart else ((0, 1),):
+                games = tuple(
+                    (m, o) for m in ids for o in orients if (pair[0], pair[1], m, o) not in done
+                )
+                if not games:
+                    continue
                 deals = pair_secrets.get(pair, secret)
                 deal_seed = None if deals is None else deals.deal_seed
                 bot_key = None if deals is None else deals.bot_key
@@ -123,7 +143,7 @@ def plan_jobs(
                     Job(len(jobs), pair, chunk, games, rules, cfg.seed, cfg.max_hands,
                         table_batch, cfg.agent_modules, cfg.flush_seconds,
                         tuple(a for a, s in zip(pair, specs, strict=True) if s in isolated),
-                        tuple(p.specs), deal_seed, bot_key)
+                        tuple(p.specs), deal_seed, bot_key, apart)
                 )  # fmt: skip
     return jobs
 

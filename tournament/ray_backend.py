@@ -28,6 +28,7 @@ database like the local backend (the writer lock of a dead run is taken over).
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import signal
@@ -139,8 +140,18 @@ def run_jobs(
         kill_after = KILL_AFTER_YIELDS.get(job.job_id) if attempt == 0 else None
         running[task.remote(job, kill_after)] = job
 
+    # the jobs of cmd: bots one after another, as the local backend plays them
+    apart = collections.deque(job for job in jobs if job.apart)
+
+    def next_apart(ended: Job) -> None:
+        if ended.apart and apart:
+            start(apart.popleft(), 0)
+
     for job in jobs:
-        start(job, 0)
+        if not job.apart:
+            start(job, 0)
+    if apart:
+        start(apart.popleft(), 0)
     try:
         while running:
             pending = list(running)
@@ -153,6 +164,7 @@ def run_jobs(
                     rec = ray.get(next(gen))
                 except StopIteration:
                     del running[gen]
+                    next_apart(job)
                     continue
                 except ray.exceptions.RayTaskError as e:  # the job's own code raised
                     raise RuntimeError(
@@ -176,6 +188,8 @@ def run_jobs(
                     if rest:
                         start(replace(job, games=rest), deaths[job.job_id])
                         retried += 1
+                    else:
+                        next_apart(job)
                     continue
                 write(rec)
     finally:

@@ -166,11 +166,17 @@ def _play_jobs(
     docstring). Returns how many jobs the Ray backend started again after a worker died."""
     if cluster is not None:
         return _ray_backend().run_jobs(cluster, cfg, jobs, db, write)
-    if cfg.workers == 1 or len(jobs) <= 1 or cfg.interactive:
+    # the jobs of cmd: bots, one orientation each, one after another in one worker: no two
+    # processes of such a bot that hold cards of one deal are alive at once (docs/security.md)
+    tasks = [[job] for job in jobs if not job.apart]
+    apart = [job for job in jobs if job.apart]
+    if apart:
+        tasks.insert(0, apart)
+    if cfg.workers == 1 or len(tasks) <= 1 or cfg.interactive:
         for job in jobs:
             run_job(job, write)
     else:
-        run_parallel(jobs, min(cfg.workers, len(jobs)), write)
+        run_parallel(tasks, min(cfg.workers, len(tasks)), write)
     return 0
 
 
