@@ -8,7 +8,9 @@ lease), a watch on it (inotify, fanotify, ``F_NOTIFY``), the page cache's reside
 pages (``mincore``, ``cachestat``), the kernel's keyrings and the other process-wide
 facilities below are seen by every process that can open it, read-only or not: a bot could
 carry each seat's hand to its partner and to the other orientation of a duplicate match. The
-filter answers each of them ``EPERM`` (an error the bot sees; nothing is killed).
+filter answers each of them ``EPERM`` (an error the bot sees; nothing is killed). CPU time
+cannot be closed so: two processes can still time each other, best when both pin themselves
+to one CPU, which ``sched_setaffinity`` is refused for (experiments/timing_channel.py).
 
 The filter is built by **libseccomp** (the library every container runtime builds its filters
 with; ``libseccomp.so.2``, read through ``ctypes``) and exported as a classic BPF program:
@@ -40,6 +42,7 @@ REFUSED_CALLS = (
     "keyctl",  # the kernel's keyrings
     "add_key",
     "request_key",
+    "sched_setaffinity",  # choosing a CPU: two processes pinned to one time each other best
     "perf_event_open",  # performance counters of the machine
     "userfaultfd",
     "io_uring_setup",  # system calls no filter sees
