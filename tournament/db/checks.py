@@ -53,8 +53,8 @@ def check_checked(path: Path, meta: Mapping[str, str], accept: bool = False) -> 
     if reason is not None:
         raise UncheckedDatabaseError(
             f"database {str(path)!r} has its row checks switched off ({reason}); it was left "
-            f"as it is: expected a database whose rows carry their checksums; pass "
-            f"{ACCEPT_FLAG} to read it as it is, knowingly"
+            f"as it is: expected a database whose rows carry their checksums; `fourhundred "
+            f"tournament` and `fourhundred ladder` read it as it is, knowingly, with {ACCEPT_FLAG}"
         )
 
 
