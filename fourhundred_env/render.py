@@ -55,7 +55,7 @@ def score_sheet(history: Sequence[HandRecord], rules: Rules | None = None) -> st
     seats = "".join(f"{n:>4}" for n in SEAT_NAMES)
     head = (
         f"{'hand':>4} {'dlr':>3} {'need':>4} |{'bids':^16}|{'tricks':^16}|{'points':^16}|"
-        f"{'scores':^16}| note\n{'':>13}|{seats}|{seats}|{seats}|{seats}|"
+        f"{'scores':^16}| note\n{'':>14}|{seats}|{seats}|{seats}|{seats}|"
     )
     lines = [f"Score sheet ({rules.name} rules, target {rules.target}; teams S0+S2 v S1+S3)", head]
     lines.append("-" * len(head.splitlines()[0]) + "-" * 12)

@@ -268,3 +268,23 @@ def test_render_shows_hands_trick_and_bids() -> None:
     assert "S1 to bid: legal 3 4" in screen
     full = t.render()
     assert all(f"hand S{s}" in full for s in range(4))
+
+
+def test_score_sheet_columns_line_up_in_both_header_rows() -> None:
+    """The seat names of the second header row stand over the numbers of their column: every
+    column rule (``|``) of both header rows is where the hands' rows have theirs."""
+    t = Table(dealer=3)
+    t.deal(hands=[SPADES, HEARTS, DIAMONDS, CLUBS])
+    for bid in ("2", "13", "2", "2"):
+        t.act(bid)
+    play_out(t)
+    lines = t.score_sheet().splitlines()
+    head, seats, hand = lines[1], lines[2], lines[4]
+
+    def rules(line: str) -> list[int]:
+        return [i for i, ch in enumerate(line) if ch == "|"]
+
+    assert rules(hand) == rules(head) == rules(seats)
+    assert seats[rules(seats)[0] + 1 :].startswith("  S0  S1  S2  S3|")
+    col = rules(hand)[0] + 1  # the first bid (S0's) ends under "S0"
+    assert hand[col : col + 4].strip() == "2" and seats[col : col + 4] == "  S0"
