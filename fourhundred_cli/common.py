@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 
 from fourhundred_env.errors import FourHundredError
@@ -23,14 +24,20 @@ def keeps_games_on_interrupt(args, db: str | Path) -> None:
 
 
 def writable_folder(folder: str | Path, flag: str) -> None:
-    """Create `folder` now and try a write there, so that an output an option names that
-    cannot be written (a file where a folder is expected, no permission) is one line before
-    the work rather than a traceback after it."""
+    """`folder` can be written, or made where it does not exist yet: a file where a folder is
+    expected, or no permission, is one line before the work rather than a traceback after it.
+    Nothing is made here: the writer makes the folder as it writes its first file, so that a
+    command refused later (a typo in an agent, a missing model file, a device this machine
+    lacks) leaves no empty folder behind."""
+    path = Path(folder)
+    existing = path
+    while not existing.exists() and existing.parent != existing:  # the nearest that exists
+        existing = existing.parent
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        probe = Path(folder) / ".fourhundred-write-test"
-        probe.write_text("")
-        probe.unlink()
+        if not existing.is_dir():
+            raise NotADirectoryError(20, "Not a directory" if existing != path else "File exists")
+        with tempfile.TemporaryFile(dir=existing, prefix=".fourhundred-write-test"):
+            pass  # a trial write where the folder is, or where it will be made (removed)
     except OSError as e:
         raise FourHundredError(
             f"{flag} {str(folder)!r}: cannot write there ({e.strerror or e}): expected a "
@@ -39,8 +46,9 @@ def writable_folder(folder: str | Path, flag: str) -> None:
 
 
 def writable_file(path: str | Path, flag: str) -> None:
-    """`path` can be written as a file: its folder is made now (as the writer would) and
-    can be written, and `path` is not a folder (one line otherwise, before the work)."""
+    """`path` can be written as a file: its folder can be written or made (it is not made
+    here: :func:`writable_folder`), and `path` is not a folder (one line otherwise, before
+    the work)."""
     path = Path(path)
     writable_folder(path.parent if str(path.parent) else Path("."), flag)
     if path.is_dir():
