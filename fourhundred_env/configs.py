@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from fourhundred_env.errors import ConfigError, short
+from fourhundred_env.errors import ConfigError, did_you_mean, short
 
 T = TypeVar("T")
 _TRUE = {"true", "yes", "on", "1"}
@@ -202,16 +202,33 @@ def build(cls: type[T], values: Mapping[str, Any], source: str = "config",
           text: Iterable[str] = ()) -> T:  # fmt: skip
     """An instance of the config dataclass `cls` from `values`; the keys in `text` hold text
     to parse by their field's type. Unknown keys and misfits raise ConfigError, prefixed by
-    `source` (a file name, "agent 'pimc:...'")."""
+    `source` (a file name, "agent 'pimc:...'"), or, for a key of `text` that is an
+    :class:`Overrides` (what :func:`parse_overrides` returns), by the override as it was
+    written and where (``total_decision=1000 (command line)``): the mistake is blamed where it
+    was made, not on the file it overrides. An unknown key names the closest known ones."""
     if not isinstance(values, Mapping):
         raise ConfigError(
             f"{source}: got {type(values).__name__}: expected a mapping of keys to values"
         )
     known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    given = text if isinstance(text, Overrides) else Overrides()
+
+    def blamed(key: str) -> str:
+        return f"{key}={given[key]} ({given.source})" if key in given else source
+
     unknown = sorted(set(values) - known, key=short)
+    for key in unknown:
+        if key in given:
+            hint = did_you_mean(key, known)
+            raise ConfigError(
+                f"{blamed(key)}: unknown key {key!r}: "
+                + (hint if hint else f"expected one of {sorted(known)}")
+            )
     if unknown:
+        hint = did_you_mean(unknown[0], known) if len(unknown) == 1 else ""
         raise ConfigError(
             f"{source}: unknown key(s) {short(unknown)}: expected some of {sorted(known)}"
+            + (f"; {hint}" if hint else "")
         )
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
@@ -220,14 +237,22 @@ def build(cls: type[T], values: Mapping[str, Any], source: str = "config",
             try:
                 value = convert(hints[key], value, text=True)
             except _Mismatch:
+                choices = (
+                    typing.get_args(hints[key]) if typing.get_origin(hints[key]) is Literal else ()
+                )
+                hint = did_you_mean(value, [str(c) for c in choices])
                 raise ConfigError(
-                    f"{source}: {key}={short(value)}: expected {_name(hints[key])}"
+                    f"{blamed(key)}: {key}={short(value)}: expected {_name(hints[key])}"
+                    + (f"; {hint}" if hint else "")
                 ) from None
         kwargs[key] = value
     try:
         return cls(**kwargs)
     except ConfigError as e:
-        raise ConfigError(f"{source}: {e}") from None
+        # a check of the dataclass names its field first ("device='mps': ...", "opponent:
+        # unknown agent ..."): one an override gave is blamed on the override
+        head = str(e).partition(":")[0].partition("=")[0]
+        raise ConfigError(f"{blamed(head) if head in given else source}: {e}") from None
 
 
 def replace(obj: T, **changes: Any) -> T:
@@ -240,9 +265,20 @@ def asdict_shallow(obj: Any) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init}
 
 
-def parse_overrides(items: Iterable[str]) -> dict[str, str]:
-    """``["key=value", ...]`` as {key: value text}; a malformed item raises ConfigError."""
-    out: dict[str, str] = {}
+class Overrides(dict[str, str]):
+    """``key=value`` overrides as {key: value text}, with `source`, where they were given
+    (``"command line"``): :func:`build` blames a misfit among them on the override, not on
+    the config file it overrides."""
+
+    def __init__(self, items: Mapping[str, str] | None = None, source: str = "command line"):
+        super().__init__(items or {})
+        self.source = source
+
+
+def parse_overrides(items: Iterable[str], source: str = "command line") -> Overrides:
+    """``["key=value", ...]`` as {key: value text} (an :class:`Overrides` from `source`); a
+    malformed item raises ConfigError."""
+    out = Overrides(source=source)
     for item in items:
         key, sep, value = str(item).partition("=")
         if not sep or not key.strip():
@@ -274,7 +310,9 @@ def config_path(name_or_path: str | Path, kind: str | None = None) -> Path:
     """The config file `name_or_path` stands for: an existing file as given; else a bundled
     config by name, with or without ``.yaml`` or a leading ``configs/`` (``tiny``,
     ``configs/tiny.yaml``; for `kind` "tournament" also ``default`` for
-    ``tournament_default.yaml``). Anything else raises ConfigError naming the choices."""
+    ``tournament_default.yaml``). Anything else raises ConfigError naming the closest choices
+    and all of them: `kind`'s, or without `kind` the configs of no kind (the trainers'; a
+    tournament config is no training config), though any bundled name is found."""
     path = Path(name_or_path)
     if path.is_file():
         return path
@@ -285,11 +323,24 @@ def config_path(name_or_path: str | Path, kind: str | None = None) -> Path:
         found = {**bundled_configs(), **choices}
         if name in found:
             return found[name]
-    names = sorted(bundled_configs(kind) if kind else bundled_configs())
+    names = sorted(bundled_configs(kind) if kind else _kindless_configs())
+    hint = did_you_mean(name, names)
     raise ConfigError(
-        f"config {text!r}: no such file, nor a bundled config: expected a YAML path or one "
-        f"of {names}"
+        f"config {text!r}: no such file, nor a bundled config: "
+        + (f"{hint} " if hint else "")
+        + f"expected a YAML path or one of {names}"
     )
+
+
+CONFIG_KINDS = ("tournament",)
+"""The kinds of bundled configs named by a prefix (``tournament_default.yaml``); the configs
+of no kind are the trainers' (``tiny.yaml``, ``exit.yaml``)."""
+
+
+def _kindless_configs() -> dict[str, Path]:
+    """The bundled configs of no kind (see :data:`CONFIG_KINDS`): the trainers'."""
+    prefixes = tuple(f"{k}_" for k in CONFIG_KINDS)
+    return {n: p for n, p in bundled_configs().items() if not n.startswith(prefixes)}
 
 
 def load_yaml(path: str | Path, what: str = "config") -> dict[str, Any]:

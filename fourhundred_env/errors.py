@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import reprlib
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -63,3 +65,15 @@ def short(value: Any) -> str:
     except Exception:  # a repr that fails is no reason to lose the error being reported
         return f"<a {type(value).__name__}>"
     return text if len(text) <= 100 else text[:97] + "..."
+
+
+def did_you_mean(given: object, choices: Iterable[str], n: int = 3) -> str:
+    """``"did you mean 'x' or 'y'?"``: the choices closest to `given` (difflib's
+    ``get_close_matches``, at most `n`), or "" when none is close; the one way every error
+    about an unknown name (an agent, a config, a key, a device) suggests the valid ones."""
+    close = difflib.get_close_matches(str(given), sorted(set(choices)), n=n, cutoff=0.7)
+    if not close:
+        return ""
+    quoted = [repr(c) for c in close]
+    return "did you mean " + (quoted[0] if len(quoted) == 1 else
+                              ", ".join(quoted[:-1]) + " or " + quoted[-1]) + "?"  # fmt: skip

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from fourhundred_env.configs import build
-from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.errors import ConfigError, FourHundredError, did_you_mean
 from fourhundred_env.rules import Rules
 
 ENTRY_POINT_GROUP = "fourhundred.agents"
@@ -130,8 +130,11 @@ def entry(name: str) -> AgentEntry:
     if name not in _REGISTRY:
         load_plugins()
     if name not in _REGISTRY:
+        hint = did_you_mean(name, _REGISTRY)
         raise FourHundredError(
-            f"unknown agent {name!r}: expected one of {sorted(_REGISTRY)} (with settings after "
+            f"unknown agent {name!r}: "
+            + (f"{hint} " if hint else "")
+            + f"expected one of {sorted(_REGISTRY)} (with settings after "
             "':' where the agent takes some, as in neural:PATH or pimc:worlds=32)"
         )
     return _REGISTRY[name]

@@ -147,7 +147,10 @@ def test_without_match_features_the_checkpoint_blanks_them(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("positionz=3", "unknown key(s) ['positionz']"),
+        (
+            "positionz=3",
+            "positionz=3 (command line): unknown key 'positionz': did you mean 'positions'?",
+        ),
         ("value=tricks", "value='tricks'"),
         ("clip=-1", "clip=-1.0: expected 0 (none) or more"),
         ("iterations=0", "iterations=0: expected at least 1"),

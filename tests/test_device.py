@@ -143,8 +143,9 @@ def test_the_configs_default_to_auto_and_refuse_a_malformed_device() -> None:
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["tiny", "device=gpu"], f"tiny.yaml: device='gpu': {FORMS}"),
-        (["tiny", "device=cuda:x"], f"tiny.yaml: device='cuda:x': {FORMS}"),
+        # blamed on the command line that gave it, not on the bundled tiny.yaml
+        (["tiny", "device=gpu"], f"device=gpu (command line): device='gpu': {FORMS}"),
+        (["tiny", "device=cuda:x"], f"device=cuda:x (command line): device='cuda:x': {FORMS}"),
         (["tiny", "device=cuda"], "device 'cuda' is not available: this machine has cpu only"),
         (["exit", "device=cuda:7"], "device 'cuda:7' is not available: this machine has cpu"),
         (["bidding_q", "device=cuda"], "device 'cuda' is not available: this machine has cpu"),

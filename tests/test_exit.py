@@ -358,7 +358,10 @@ def test_an_exit_network_plays_bids_and_cards_and_plots(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("positionz=3", "unknown key(s) ['positionz']"),
+        (
+            "positionz=3",
+            "positionz=3 (command line): unknown key 'positionz': did you mean 'positions'?",
+        ),
         ("workers=0", "workers=0: expected at least 1"),
         ("temperature=0", "temperature=0.0: expected a value > 0"),
         ("temperature=-1", "temperature=-1.0: expected a value > 0"),

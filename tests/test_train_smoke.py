@@ -62,7 +62,10 @@ def test_tiny_run_writes_events_and_a_loadable_checkpoint_and_resumes_exactly(
 
 
 def test_bad_configs_and_checkpoints_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['lerning_rate'\]"):
+    with pytest.raises(
+        ConfigError,
+        match=r"lerning_rate=0.1 \(command line\): unknown key 'lerning_rate': did you mean 'learning_rate'",
+    ):
         load_config(None, ["lerning_rate=0.1"])
     with pytest.raises(ConfigError, match="mode='sefplay'"):
         load_config(None, ["mode=sefplay"])

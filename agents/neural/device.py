@@ -6,29 +6,42 @@ current GPU) or ``cuda:N`` (GPU number N). :func:`check_device` checks the form 
 importing torch (a config saved on a machine with a GPU still loads on one without);
 ``present=True`` also checks that the machine has the device. :func:`torch_device` is the
 torch device a setting names, ``auto`` resolved, refused in one line when it is not there.
-:func:`learner_copy` is the trainers' one rule for where a network learns: the network
-itself on the CPU (a CPU run is what it always was, bit for bit), a copy elsewhere.
+``auto`` logs its choice once a process (this module's logger, INFO; :func:`auto_choice`
+says it in words). :func:`learner_copy` is the trainers' one rule for where a network
+learns: the network itself on the CPU (a CPU run is what it always was, bit for bit), a
+copy elsewhere.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import re
 from typing import TYPE_CHECKING, TypeVar
 
-from fourhundred_env.errors import ConfigError
+from fourhundred_env.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
     import torch
 
 _Module = TypeVar("_Module")
 
-__all__ = ["DEVICE_FORMS", "check_device", "devices_present", "learner_copy", "torch_device"]
+__all__ = [
+    "DEVICE_FORMS",
+    "auto_choice",
+    "check_device",
+    "devices_present",
+    "learner_copy",
+    "torch_device",
+]
 
 DEVICE_FORMS = "'auto', 'cpu', 'cuda' or 'cuda:N' (N a GPU's number, from 0)"
 """What a device setting may be, as error messages say it."""
 
 _FORM = re.compile(r"(?:auto|cpu|cuda|cuda:(?:0|[1-9][0-9]{0,3}))")
+
+_log = logging.getLogger(__name__)
+_told: set[str] = set()  # the devices `auto` chose that this process has logged
 
 
 def check_device(text: object, present: bool = False) -> str:
@@ -36,7 +49,12 @@ def check_device(text: object, present: bool = False) -> str:
     the forms; with `present`, also ConfigError when the machine lacks it (torch is imported
     only for a ``cuda`` setting)."""
     if not isinstance(text, str) or not _FORM.fullmatch(text):
-        raise ConfigError(f"device={text!r}: expected {DEVICE_FORMS}")
+        hint = (
+            did_you_mean(text, ["auto", "cpu", "cuda", "cuda:0"]) if isinstance(text, str) else ""
+        )
+        raise ConfigError(
+            f"device={text!r}: expected {DEVICE_FORMS}" + (f"; {hint}" if hint else "")
+        )
     if present and text.startswith("cuda"):
         torch_device(text)
     return text
@@ -61,7 +79,11 @@ def torch_device(text: str) -> torch.device:
         return torch.device("cpu")
     present = devices_present()
     if text == "auto":
-        return torch.device("cuda" if len(present) > 1 else "cpu")
+        chosen = torch.device("cuda" if len(present) > 1 else "cpu")
+        if str(chosen) not in _told:  # once a process: every bot and trainer resolves it
+            _told.add(str(chosen))
+            _log.info("device=auto chose %s", auto_choice(chosen))
+        return chosen
     wanted = "cuda:0" if text == "cuda" else text
     if wanted not in present:
         have = "cpu only" if len(present) == 1 else ", ".join(present)
@@ -71,6 +93,21 @@ def torch_device(text: str) -> torch.device:
             f"{choices} or 'auto'"
         )
     return torch.device(text)
+
+
+def auto_choice(device: torch.device) -> str:
+    """What ``device=auto`` chose, in words for a log line or a run's metadata: ``cpu (no
+    CUDA GPU found)`` or ``cuda (NVIDIA H100 80GB HBM3; GPUs here: 1)``."""
+    if device.type != "cuda":
+        return f"{device} (no CUDA GPU found)"
+    gpus = len(devices_present()) - 1
+    try:
+        import torch
+
+        name = torch.cuda.get_device_name(device) + "; "
+    except Exception:  # a name is a courtesy: no reason to fail the run
+        name = ""
+    return f"{device} ({name}GPUs here: {gpus})"
 
 
 def learner_copy(net: _Module, device: torch.device) -> _Module:

@@ -31,10 +31,10 @@ from fourhundred_env._jit import ONE, U64, kernel, nth_bit, popcount
 from fourhundred_env.cards import NUM_ACTIONS
 from fourhundred_env.engine import Engine, Phase, State, mix64
 from fourhundred_env.envs.config import EnvConfig
-from fourhundred_env.errors import FourHundredError, IllegalActionError
+from fourhundred_env.errors import ConfigError, FourHundredError, IllegalActionError
 from fourhundred_env.loop import GameLoop
 from fourhundred_env.observation import OBS_SCALE, OBS_SIZE, observe_tables
-from fourhundred_env.registry import AgentLike, make_agent
+from fourhundred_env.registry import AgentLike, make_agent, spec_settings
 from fourhundred_env.streams import (
     ENV_AGENT_SALT,
     ENV_STREAM_SALTS,
@@ -200,6 +200,13 @@ class TableDriver:
         self.agent_seats = tuple(
             s for s in range(4) if not (learner[_BID, s + 1] and learner[_PLAY, s + 1])
         )
+        for seat in self.agent_seats:  # a bad spec is refused as the env is made, not at reset
+            who = config.opponents[seat]
+            if isinstance(who, str):
+                try:
+                    spec_settings(who)  # the name and its settings, a device included
+                except FourHundredError as e:
+                    raise ConfigError(f"opponents (seat {seat}): {e}") from None
         self.agents: dict[int, AgentLike] = {}
         self.state: State = self.engine.init(b, seed=0)
         # a match episode ends when a team wins or at max_hands; a hand episode with its hand
