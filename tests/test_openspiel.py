@@ -191,6 +191,40 @@ def test_deal_by_counting_keeps_every_void_when_shuffles_fail() -> None:
                 assert hands[seat] & int(fo.SUIT_SETS[suit]) == 0
 
 
+def test_openspiels_mcts_bot_plays_a_one_hand_game() -> None:
+    """One hand (and a match's result) pays only at its end, so the game type says TERMINAL
+    and OpenSpiel's MCTSBot (which requires it) searches it; a match paid hand by hand keeps
+    REWARDS, which MCTSBot refuses as before."""
+    from open_spiel.python.algorithms import mcts
+
+    terminal, rewards = pyspiel.GameType.RewardModel.TERMINAL, pyspiel.GameType.RewardModel.REWARDS
+    assert pyspiel.load_game("fourhundred").get_type().reward_model == terminal
+    match_result = pyspiel.load_game("fourhundred(episode=match,reward=match_result)")
+    assert match_result.get_type().reward_model == terminal
+    assert match_result.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    per_hand = pyspiel.load_game("fourhundred(episode=match,max_hands=3)")
+    assert per_hand.get_type().reward_model == rewards
+    with pytest.raises(ValueError, match="terminal rewards"):
+        mcts.MCTSBot(per_hand, 2.0, 4, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)))
+
+    game = pyspiel.load_game("fourhundred(start_dealer=1)")
+    rng = np.random.RandomState(3)
+    bot = mcts.MCTSBot(
+        game, 2.0, 6, mcts.RandomRolloutEvaluator(1, rng), random_state=np.random.RandomState(4)
+    )
+    state, decisions = game.new_initial_state(), 0
+    while decisions < 3:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.randint(len(outcomes))][0])
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        decisions += 1
+    assert state.history_str().count(" ") > 52  # the deal, then the bot's three bids
+
+
 # -- both directions of play ---------------------------------------------------------------------
 def test_evaluate_bots_plays_our_agents_against_openspiels_ismcts() -> None:
     from open_spiel.python.algorithms import evaluate_bots

@@ -30,8 +30,10 @@ through OpenSpiel's API:
   ``max_hands`` (100), ``start_scores`` (``"0 0 0 0"``: the seats' scores when the game
   starts), ``start_dealer`` (-1: drawn by chance), ``start_target`` (0: the rules' target).
 
-- **Returns** come as rewards at the end of each hand (``RewardModel.REWARDS``);
-  ``returns()`` is their sum.
+- **Returns** come as rewards at the end of each hand; ``returns()`` is their sum. Where
+  the only reward comes at the end of the game (``episode="hand"``, the default, or
+  ``reward="match_result"``) the game type says so (``RewardModel.TERMINAL``, which
+  OpenSpiel's ``MCTSBot`` requires); a match of per-hand rewards is ``RewardModel.REWARDS``.
 - **Tensors** are the one observation encoder's (:mod:`fourhundred_env.observation`,
   588 float32 entries, version :data:`~fourhundred_env.observation.OBS_VERSION`), as named
   slices (``hand``, ``played`` (4, 52), ``trick`` (4, 52), ``bids`` (4, 14)...): the
@@ -124,7 +126,7 @@ _GAME_TYPE = pyspiel.GameType(
     chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,  # the default: one hand
     max_num_players=NUM_PLAYERS,
     min_num_players=NUM_PLAYERS,
     provides_information_state_string=True,
@@ -212,9 +214,15 @@ class FourHundredGame(pyspiel.Game):
         hands = 1 if self.episode == "hand" else self.max_hands
         top = float(self.rules.value_table().max()) * (2 if self.reward == "team_points" else 1)
         low, high = (-1.0, 1.0) if self.reward == "match_result" else (-top * hands, top * hands)
-        game_type = _GAME_TYPE
-        if self.reward == "match_result":
-            game_type = _with_utility(pyspiel.GameType.Utility.ZERO_SUM)
+        terminal = self.episode == "hand" or self.reward == "match_result"
+        game_type = _game_type(
+            pyspiel.GameType.Utility.ZERO_SUM
+            if self.reward == "match_result"
+            else pyspiel.GameType.Utility.GENERAL_SUM,
+            pyspiel.GameType.RewardModel.TERMINAL
+            if terminal
+            else pyspiel.GameType.RewardModel.REWARDS,
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=NUM_CARDS,
@@ -244,12 +252,14 @@ class FourHundredGame(pyspiel.Game):
         )
 
 
-def _with_utility(utility: Any) -> Any:
+def _game_type(utility: Any, reward_model: Any) -> Any:
+    """The registered game type with `utility` and `reward_model` (TERMINAL where the only
+    reward comes as the game ends: one hand, or the match's result)."""
     t = _GAME_TYPE
     return pyspiel.GameType(
         short_name=t.short_name, long_name=t.long_name, dynamics=t.dynamics,
         chance_mode=t.chance_mode, information=t.information, utility=utility,
-        reward_model=t.reward_model, max_num_players=t.max_num_players,
+        reward_model=reward_model, max_num_players=t.max_num_players,
         min_num_players=t.min_num_players,
         provides_information_state_string=t.provides_information_state_string,
         provides_information_state_tensor=t.provides_information_state_tensor,
