@@ -95,10 +95,9 @@ def _config_and_folder(args: argparse.Namespace, load, resume) -> tuple[object, 
 def _run_bid_q(args: argparse.Namespace) -> int:
     """A ``mode: bid_q`` config: the fitted-Q bidder (train/bid_q/)."""
     from fourhundred_train.bid_q import BidQTrainer, load_bid_q_config
+    from fourhundred_train.bid_q.config import resume_bid_q_config
 
-    config, run_dir = _config_and_folder(
-        args, load_bid_q_config, lambda d, o: load_bid_q_config(d / "config.yaml", o)
-    )
+    config, run_dir = _config_and_folder(args, load_bid_q_config, resume_bid_q_config)
     trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))  # refuses a bad device
     print(f"run folder: {run_dir}")
     history = trainer.train()

@@ -25,8 +25,11 @@ from fourhundred_env.configs import (
 )
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
+from fourhundred_train.run_data import check_run_fields
 
 __all__ = [
+    "AGENT_KEYS",
+    "CODE_KEYS",
     "FIXED_ON_RESUME",
     "FIXED_REWARDS",
     "ConfigError",
@@ -39,6 +42,14 @@ __all__ = [
 
 FIXED_REWARDS = ("team_points", "hand_points", "match_value")
 """The rewards of `TrainConfig.reward` built in; any other is a function of your own."""
+
+AGENT_KEYS = ("opponent", "play_policy", "eval_opponent", "teacher")
+"""The config's agent specs (`fourhundred_train.ppo.check_agents` makes each; a teacher of None
+is none)."""
+
+CODE_KEYS = {"reward": FIXED_REWARDS, "features": ()}
+"""The config's fields that may name a function of your own to import, with their built-in
+values (which name none)."""
 
 FIXED_ON_RESUME = ("mode", "hidden", "layers", "match_features", "oracle_critic")
 """Keys a resumed run may not change: they make another run (another learner, or a network of
@@ -348,9 +359,14 @@ def load_config(
 
 def resume_config(run_dir: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
     """The config of the run in `run_dir` (its config.yaml) with ``key=value`` overrides, which
-    may not change a key of FIXED_ON_RESUME: the run's checkpoints were made for its own."""
+    may not change a key of FIXED_ON_RESUME: the run's checkpoints were made for its own. A
+    spec of the run's (AGENT_KEYS) that starts a program, or a function of its own to import
+    (CODE_KEYS), is refused unless an override names it again: a run folder is data
+    (`check_run_fields`)."""
     path = Path(run_dir) / "config.yaml"
     saved, config = load_config(path), load_config(path, overrides)
+    check_run_fields(config.to_dict(), parse_overrides(overrides), AGENT_KEYS, CODE_KEYS,
+                     where=f"--resume {str(run_dir)!r}: ")  # fmt: skip
     for key in FIXED_ON_RESUME:
         old, new = getattr(saved, key), getattr(config, key)
         if new != old:

@@ -36,7 +36,8 @@ import torch
 
 from fourhundred_agents.neural.device import torch_device
 from fourhundred_env.engine import Engine
-from fourhundred_env.errors import ConfigError, FourHundredError
+from fourhundred_env.errors import ConfigError, FourHundredError, short
+from fourhundred_env.registry import starts_program
 from fourhundred_env.rules import Rules
 from fourhundred_train.batch import Batch, Group, Rollout
 from fourhundred_train.build import build_parts
@@ -48,7 +49,7 @@ from fourhundred_train.checkpoint import (
     save_policy,
 )
 from fourhundred_train.collect import Collector
-from fourhundred_train.config import TrainConfig, save_config
+from fourhundred_train.config import AGENT_KEYS, TrainConfig, save_config
 from fourhundred_train.network import masked_logits
 from fourhundred_train.objectives import (
     Kickstart,
@@ -452,7 +453,7 @@ class Trainer:
             self.average.load_state_dict(data["average"])  # else averaging starts on this resume
         self.update = int(data["update"])
         self.decisions = int(data["decisions"])
-        self.pool = list(data["pool"])
+        self.pool = _pool(data["pool"], path)
 
     def _check_features(self, policy: dict[str, Any], path: Path) -> None:
         """Refuse (CheckpointError, one line) to resume a run whose network reads other bid
@@ -471,8 +472,22 @@ class Trainer:
             )
 
 
-AGENT_KEYS = ("opponent", "play_policy", "eval_opponent", "teacher")
-"""The config's agent specs that `check_agents` makes (a teacher of None is none)."""
+def _pool(pool: Any, path: Path) -> list[str]:
+    """latest.pt's opponent pool, each entry played as ``neural:ENTRY``: one that makes that
+    spec start a program or import code (``features=``) is refused in one line (CheckpointError),
+    as a spec read from any file is (a run folder is data: docs/security.md)."""
+    entries = [str(p) for p in pool] if isinstance(pool, list) else None
+    if entries is None:
+        raise CheckpointError(f"{str(path)!r}: its opponent pool is a {type(pool).__name__}: "
+                              "expected a list of snapshot files")  # fmt: skip
+    for entry in entries:
+        if starts_program(f"neural:{entry}"):
+            raise CheckpointError(
+                f"{str(path)!r}: its opponent pool names {short(entry)}, which played as "
+                "neural:ENTRY starts a program or imports code (features=): expected the run's "
+                "own snapshot files (a run folder is data: docs/security.md)"
+            )
+    return entries
 
 
 def check_agents(config: TrainConfig, rules: Rules) -> None:

@@ -4,6 +4,7 @@ from YAML and ``key=value`` overrides by the shared loader, every field checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from fourhundred_agents.neural.device import check_device
@@ -17,6 +18,12 @@ from fourhundred_env.configs import (
     parse_overrides,
 )
 from fourhundred_env.errors import ConfigError
+from fourhundred_train.run_data import check_run_fields
+
+AGENT_KEYS = ("play",)
+"""The config's agent specs (`matchwin` is a weights file: data)."""
+CODE_KEYS = {"reward": (), "features": ()}
+"""The config's fields that name a function of your own to import when not ''."""
 
 BID_HEADS = {"value": 1, "outcome": 2}
 """BidNetConfig.head_version of each ``bid_head`` setting."""
@@ -191,6 +198,16 @@ def load_bid_q_config(path, overrides=()) -> BidQConfig:
     texts = parse_overrides(overrides)
     values.update(texts)
     return build(BidQConfig, values, str(path) if path is not None else "config", text=texts)
+
+
+def resume_bid_q_config(run_dir: Path, overrides=()) -> BidQConfig:
+    """The config of the run in `run_dir` (its config.yaml) with `overrides`. A spec of the
+    run's that starts a program (AGENT_KEYS), or a function of its own to import (CODE_KEYS),
+    is refused unless an override names it again: a run folder is data (`check_run_fields`)."""
+    config = load_bid_q_config(Path(run_dir) / "config.yaml", overrides)
+    check_run_fields(config.to_dict(), parse_overrides(overrides), AGENT_KEYS, CODE_KEYS,
+                     where=f"--resume {str(run_dir)!r}: ")  # fmt: skip
+    return config
 
 
 def is_bid_q(path) -> bool:

@@ -21,8 +21,11 @@ from fourhundred_env.configs import (
 )
 from fourhundred_env.errors import ConfigError
 from fourhundred_env.rules import Rules
+from fourhundred_train.run_data import check_run_fields
 
 DEFAULT_INIT = str(PRETRAINED / "selfplay.pt")
+AGENT_KEYS = ("eval_opponent",)
+"""The config's agent specs (`init` and `bidder` are checkpoints: data)."""
 RESUMABLE = ("workers", "backend", "ray_address", "eval_matches", "progress", "device")
 """Keys a resumed run may change: they do not change the labels or the weights (the device
 changes the weights only in their last bits on a GPU, see `device`)."""
@@ -209,9 +212,13 @@ def load_exit_config(path, overrides=()) -> ExitConfig:
 
 def resume_config(run_dir: Path, overrides=()) -> ExitConfig:
     """The config of the run in `run_dir` with `overrides`, which may change only the keys
-    of RESUMABLE (the others would give other labels or weights than a straight run)."""
+    of RESUMABLE (the others would give other labels or weights than a straight run). Its
+    eval_opponent, if it starts a program, is refused unless an override names it again: a
+    run folder is data (`check_run_fields`)."""
     saved = load_exit_config(run_dir / "config.yaml")
     config = load_exit_config(run_dir / "config.yaml", overrides)
+    check_run_fields(config.to_dict(), parse_overrides(overrides), AGENT_KEYS,
+                     where=f"--resume {str(run_dir)!r}: ")  # fmt: skip
     new, old = config.to_dict(), saved.to_dict()
     changed = sorted(k for k in new if new[k] != old[k] and k not in RESUMABLE)
     if changed:
