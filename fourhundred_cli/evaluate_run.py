@@ -5,7 +5,10 @@ bidding``, the fitted-Q bidder's ``mode: bid_q``) made a bidder, played as ``neu
 (its bids, the cards by the play policy recorded in the checkpoint, ``heuristic-v1`` for
 the fitted-Q bidder); any other as ``neural:``. A bidder trained with bid features of your
 own is played with them named again (``--features SPEC``, as ``neural-bid:PATH,features=SPEC``):
-the run's config.yaml records them, but a file names no code that is run (docs/security.md)."""
+the run's config.yaml records them, but a file names no code that is run (docs/security.md).
+So is the run's ``eval_opponent`` when it starts a program or imports code: it plays only
+when ``--opponent`` names it again; one that starts none (``heuristic-v1``, ``neural:PATH``)
+plays as the run recorded it."""
 
 from __future__ import annotations
 
@@ -22,7 +25,11 @@ HELP = "play a run's snapshots against a fixed agent after the fact; log eval/* 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add this subcommand's flags to `p`."""
     p.add_argument("run", help="a run folder (runs/<name>__<seed>__<time>)")
-    p.add_argument("--opponent", default=None, help="agent spec (default: the run's eval_opponent)")
+    p.add_argument(
+        "--opponent", default=None,
+        help="agent spec; a run's eval_opponent that starts a program plays only when named "
+        "here (a run folder is data) (default: the run's eval_opponent)",
+    )  # fmt: skip
     p.add_argument(
         "--matches",
         type=int,
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     snapshots = sorted((run / "checkpoints").glob("policy_*.pt"))[:: args.every]
     if not snapshots:
         raise FourHundredError(f"{args.run!r} has no checkpoints/policy_*.pt snapshots")
-    opponent = args.opponent or config.eval_opponent
+    opponent = _opponent(args, config.eval_opponent)
     matches = config.eval_matches if args.matches is None else args.matches
     if matches < 1:  # a run whose eval_matches is 0 (no evaluations)
         raise FourHundredError(f"the run's eval_matches={matches}: expected --matches of 1 or more")
@@ -129,6 +136,18 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise FourHundredError(f"{flag} {value}: expected at least 1")
 
 
+def _opponent(args: argparse.Namespace, eval_opponent: str) -> str:
+    """The opponent's spec: --opponent, else the run's eval_opponent, refused in one line when
+    it starts a program or imports code (a run folder is data: `check_run_fields`)."""
+    if args.opponent:
+        return args.opponent
+    from fourhundred_train.run_data import check_run_fields
+
+    check_run_fields({"eval_opponent": eval_opponent}, (), ["eval_opponent"],
+                     again={"eval_opponent": "--opponent"})  # fmt: skip
+    return eval_opponent
+
+
 def _opponent_flag(args: argparse.Namespace) -> str:
     """Where the opponent's spec came from, for a message."""
     return "--opponent" if args.opponent else "the run's eval_opponent"
@@ -163,8 +182,8 @@ def _final_model(args: argparse.Namespace, run: Path) -> int:
     from fourhundred_train.evaluate import evaluate_pair
 
     meta = load_yaml(run / "config.yaml", "run config")
+    opponent = _opponent(args, str(meta.get("eval_opponent", "heuristic-v1")))
     spec = _model_with_features(run, meta, args.features)
-    opponent = args.opponent or str(meta.get("eval_opponent", "heuristic-v1"))
     matches = args.matches or int(meta.get("eval_matches") or 100)
     rules = str(meta.get("rules", "wiki"))
     _check_agents({"the run's model": spec, _opponent_flag(args): opponent}, rules)
@@ -260,7 +279,7 @@ def _to_ladder(
         add_bots(path, [spec], matches, seed=None if path.exists() else config.seed,
                  rules=None if path.exists() else config.rules, info={spec: info}, play=play,
                  anchor=label if not path.exists() else None,
-                 run=[label])  # the opponent: named by this command (or its run's config)  # fmt: skip
+                 run=[label])  # the opponent: --opponent, or the run's that starts none  # fmt: skip
     with ReadOnlyResults(path) as db:
         report = ladder_report(db)
     ref = next((b for b in report["bots"] if b["label"] == label), None)
