@@ -176,23 +176,34 @@ def test_ctrl_c_that_a_library_converts_or_swallows_is_still_an_interruption(
     assert err.strip().splitlines() == ["fourhundred: interrupted"]
 
 
-def test_the_leaderboard_shows_long_names_in_full_under_one_word_per_column(
+def test_the_leaderboard_shows_long_names_by_short_labels_and_a_legend_in_120_columns(
     tmp_path: Path,
 ) -> None:
+    """Names too long for 120 columns (and alike in their first 16 characters) are shown as
+    A, B, C in every table, each explained in full in a legend above them."""
     a, b = "heuristic:epsilon=0.05,sigma=1.0", "heuristic:epsilon=0.05,sigma=1.3"
     assert a[:16] == b[:16]  # the two names a 16-character column could not tell apart
     cfg = load_config(None, dict(agents=[a, b, "random"], matches=2, max_hands=4, workers=1,
                                  progress=False, bootstrap=0, out_dir=str(tmp_path)))  # fmt: skip
     run_tournament(cfg)
     with ReadOnlyResults(cfg.db_path) as db:
-        text = format_report(build_report(db, cfg))
+        report = build_report(db, cfg)
+    text = format_report(report)
     lines = text.splitlines()
     head = next(line for line in lines if line.lstrip().startswith("# agent"))
     rows = lines[lines.index(head) + 2 : lines.index(head) + 5]
     words = head.split()
     assert words == ["#", "agent", "Elo", "Elo-95%", "win%", "win-95%", "games", "pts/hand",
                      "made%", "avg-bid", "thrown/100", "ms/move", "forfeits"]  # fmt: skip
-    assert {r.split()[1] for r in rows} == {a, b, "random"}  # in full
+    assert max(map(len, lines)) <= 120
+    legend = {line.split(" = ")[0].strip(): line.split(" = ")[1] for line in lines
+              if re.fullmatch(r"  [A-C] = .*", line)}  # fmt: skip
+    assert sorted(legend.values()) == sorted([a, b, "random"])  # in full, once each
+    assert [r.split()[1] for r in rows] == ["A", "B", "C"]  # by rank
+    assert [legend[k] for k in "ABC"] == [r["agent"] for r in report["leaderboard"]]
+    tables = "\n".join(lines[lines.index(head) :])
+    assert a not in tables and b not in tables
+    assert len(re.findall(r"^  [A-C] v [A-C]: ", tables, re.M)) == 3  # the duplicate matches
     # each numeric column's values end where its heading ends
     for m in list(re.finditer(r"\S+", head))[2:]:
         for row in rows:

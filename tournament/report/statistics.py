@@ -217,6 +217,7 @@ def _pairwise(
             "sweeps": sum(v == 2.0 for v in whole),
             "splits": sum(0.0 < v < 2.0 for v in whole),
             "swept": sum(v == 0.0 for v in whole),
+            "unfinished": sum(x == 0.5 for _, x in results),  # draws: stopped at max_hands
             "games_expected": 2 * pairings.get((a, b), 0),
         }  # fmt: skip
         pairwise.append(entry)
@@ -225,6 +226,7 @@ def _pairwise(
     mirror = []
     for a, scores in sorted(games.mirror_games.items()):
         entry = {"agent": a, **_rate(sum(scores), len(scores))}
+        entry["unfinished"] = sum(x == 0.5 for x in scores)
         entry["consistent_with_half"] = bool(entry["low"] <= 0.5 <= entry["high"])
         mirror.append(entry)
         matrix[a][a] = entry["rate"]
