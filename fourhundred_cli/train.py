@@ -4,10 +4,16 @@ iteration or a bidding policy."""
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from fourhundred_env.errors import FourHundredError
+
+_T = TypeVar("_T")
 
 NAME = "train"
 HELP = "train a policy by self-play PPO, expert iteration or a bidding policy (configs/*.yaml)"
@@ -33,6 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand with the parsed `args`; returns the exit status (bad input raises
     a FourHundredError, which `main` reports in one line with status 2)."""
+    from fourhundred_env.configs import parse_overrides
     from fourhundred_train.config import load_config, resume_config
     from fourhundred_train.evaluate import make_evaluator
     from fourhundred_train.ppo import Trainer
@@ -64,10 +71,15 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config, args.overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = Path(config.runs_dir) / f"{config.name}__{config.seed}__{stamp}"
-    trainer = Trainer(config, run_dir, resume=bool(args.resume))
+    made = _first_missing(run_dir)
+    trainer = Trainer(config, run_dir, resume=bool(args.resume),
+                      overrides=parse_overrides(args.overrides))  # fmt: skip
     print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
+    print(f"device: {trainer.device_used}")
     evaluate = None if args.no_eval else make_evaluator(config, run_dir)
-    history = trainer.train(evaluate)
+    history = _kept_or_removed(
+        args, run_dir, made, trainer.resumable, lambda: trainer.train(evaluate)
+    )
     last = history[-1] if history else {}
     what = f" (the mean of {trainer.averaged} updates' weights)" if trainer.averaged else ""
     print(
@@ -98,9 +110,11 @@ def _run_bid_q(args: argparse.Namespace) -> int:
     from fourhundred_train.bid_q.config import resume_bid_q_config
 
     config, run_dir = _config_and_folder(args, load_bid_q_config, resume_bid_q_config)
+    made = _first_missing(run_dir)
     trainer = BidQTrainer(config, run_dir, resume=bool(args.resume))  # refuses a bad device
     print(f"run folder: {run_dir}")
-    history = trainer.train()
+    print(f"device: {trainer.device_used}")
+    history = _kept_or_removed(args, run_dir, made, trainer.resumable, trainer.train)
     print(f"done: {len(history)} iteration(s) this run; policy {run_dir / 'policy.pt'}")
     return 0
 
@@ -112,10 +126,58 @@ def _run_exit(args: argparse.Namespace) -> int:
     if args.no_eval:  # eval_matches may change on a resume: it changes no weight
         args.overrides = [*args.overrides, "eval_matches=0"]
     config, run_dir = _config_and_folder(args, load_exit_config, resume_config)
+    made = _first_missing(run_dir)
     trainer = ExitTrainer(config, run_dir, resume=bool(args.resume))  # refuses a bad device
     print(f"run folder: {run_dir}  (tensorboard --logdir {config.runs_dir})")
-    history = trainer.train()
+    print(f"device: {trainer.device_used}")
+    history = _kept_or_removed(args, run_dir, made, trainer.resumable, trainer.train)
     print(f"done: {len(history)} iteration(s); policy {run_dir / 'policy.pt'}")
     if history:
         print(results_table(history))
     return 0
+
+
+def _kept_or_removed(
+    args: argparse.Namespace, run_dir: Path, made: Path | None, resumable: Callable[[], bool],
+    train: Callable[[], _T],
+) -> _T:  # fmt: skip
+    """`train()`, which a trainer stopped by bad input mid-run (your reward answering NaN
+    at its tenth update) ends with a FourHundredError: a run with something to resume from is
+    kept and the error says where it is and the ``--resume`` line that continues it; with
+    nothing to resume from, the folders this command `made` (the run folder, or the first
+    missing folder above it) are removed rather than left empty."""
+    try:
+        return train()
+    except FourHundredError as e:
+        if resumable():
+            raise FourHundredError(
+                f"{e} (the run so far is kept in {run_dir}: {_resume_line(args, run_dir)} "
+                "continues it)"
+            ) from None
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+            raise FourHundredError(f"{e} (stopped before anything to resume from: the run "
+                                   f"folder {run_dir} is removed)") from None  # fmt: skip
+        raise
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost of `folder` and the folders above it that do not exist yet (what making
+    it makes), or None when it exists."""
+    missing = None
+    for f in (folder, *folder.parents):
+        if f.exists():
+            break
+        missing = f
+    return missing
+
+
+def _resume_line(args: argparse.Namespace, run_dir: Path) -> str:
+    """``fourhundred train --resume RUN_DIR``, with the overrides of this command line that
+    a resume must name again (a function of your own, a spec that starts a program: a run
+    folder is data, fourhundred_train.run_data)."""
+    from fourhundred_env.registry import starts_program
+
+    again = [o for o in args.overrides
+             if o.partition("=")[0].strip() in ("reward", "features") or starts_program(o)]  # fmt: skip
+    return shlex.join(["fourhundred", "train", "--resume", str(run_dir), *again])

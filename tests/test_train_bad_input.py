@@ -46,11 +46,11 @@ def _tree(folder: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     "override, expected",
     [
-        ("opponent=nosuch", ["opponent: unknown agent 'nosuch'", "expected one of"]),
-        ("opponent=neural:missing.pt", ["opponent='neural:missing.pt'", "'missing.pt' does not exist"]),
-        ("eval_opponent=nosuch", ["eval_opponent: unknown agent 'nosuch'"]),  # even with --no-eval
-        ("play_policy=nosuch", ["play_policy: unknown agent 'nosuch'"]),
-        ("teacher=nosuch", ["teacher: unknown agent 'nosuch'"]),
+        ("opponent=nosuch", ["opponent=nosuch (command line): unknown agent 'nosuch'", "expected one of"]),
+        ("opponent=neural:missing.pt", ["opponent=neural:missing.pt (command line)", "'missing.pt' does not exist"]),
+        ("eval_opponent=nosuch", ["eval_opponent=nosuch (command line): unknown agent 'nosuch'"]),  # even with --no-eval
+        ("play_policy=nosuch", ["play_policy=nosuch (command line): unknown agent 'nosuch'"]),
+        ("teacher=nosuch", ["teacher=nosuch (command line): unknown agent 'nosuch'"]),
         ("seed=-1", ["seed=-1: expected a seed of 0 or more, below 2**63"]),
         (f"seed={2**63}", [f"seed={2**63}: expected a seed of 0 or more, below 2**63"]),
         ("gamma=2", ["gamma=2.0: expected a number from 0 to 1"]),
@@ -125,7 +125,7 @@ def run_copy(finished_run: Path, tmp_path: Path) -> Path:
         ("layers=2", ["layers=2 differs from the run's 1"]),
         ("total_decisions=1024", ["total_decisions=1,024: expected at least the 2,048 decisions"]),
         ("gamma=nan", ["gamma=nan: expected a number from 0 to 1"]),
-        ("opponent=nosuch", ["opponent: unknown agent 'nosuch'"]),
+        ("opponent=nosuch", ["opponent=nosuch (command line): unknown agent 'nosuch'"]),
     ],
 )
 def test_a_resume_that_would_change_what_the_run_is_is_refused(

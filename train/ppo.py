@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 import torch
 
-from fourhundred_agents.neural.device import torch_device
+from fourhundred_agents.neural.device import device_used, torch_device
 from fourhundred_env.engine import Engine
 from fourhundred_env.errors import ConfigError, FourHundredError, short
 from fourhundred_env.registry import starts_program
@@ -69,9 +69,12 @@ Stats = dict[str, list[float]]  # per metric name, its value at each minibatch
 
 class Trainer:
     """One training run: the network (and oracle critic), optimiser, objectives, opponent
-    pool and run folder. `train` runs it; ``resume=True`` continues it from latest.pt."""
+    pool and run folder. `train` runs it; ``resume=True`` continues it from latest.pt.
+    `overrides` (key: value text, as given on the command line: an `Overrides`) is where a
+    bad agent spec is blamed (`check_agents`)."""
 
-    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    def __init__(self, config: TrainConfig, run_dir: Path, resume: bool = False,
+                 overrides: Mapping[str, str] | None = None) -> None:  # fmt: skip
         from torch.utils.tensorboard import SummaryWriter
 
         c = self.config = config
@@ -82,7 +85,9 @@ class Trainer:
         self.engine = Engine(self.rules)
         # where the learner learns; a device this machine lacks is refused before anything
         self.device = torch_device(c.device)
-        check_agents(c, self.rules)  # before the run folder: a bad spec leaves nothing behind
+        self.device_used = device_used(c.device, self.device)  # recorded in TensorBoard
+        # before the run folder: a bad spec leaves nothing behind
+        check_agents(c, self.rules, overrides)
         torch.set_num_threads(c.torch_threads)
         torch.manual_seed(derive_seed(c.seed, 0))  # the networks' initial weights
         self.parts = parts = build_parts(c, self.engine, self.device)
@@ -128,6 +133,8 @@ class Trainer:
         )
         if not resume:
             self.writer.add_text("config", _markdown_table(c.to_dict()), 0)
+        # at every start: a resume may learn on another device
+        self.writer.add_text("device", self.device_used, self.decisions)
 
     def objective(self, kind: type[_O]) -> _O | None:
         """The enabled objective of class `kind`, or None."""
@@ -155,29 +162,35 @@ class Trainer:
         c = self.config
         bar = tqdm(total=self.num_updates, initial=self.update, unit="update", disable=not progress,
                    desc=f"{c.name} ({c.mode})")  # fmt: skip
-        while self.update < self.num_updates:
-            start = time.perf_counter()
-            rollout = self.collect()
-            collect_s = time.perf_counter() - start
-            batch = self.batch(rollout)
-            metrics = self.learn(rollout, batch)
-            elapsed = time.perf_counter() - start
-            self.update += 1
-            self.decisions += self.decisions_per_update
-            metrics.update(self.rollout_stats(rollout))
-            metrics["charts/decisions_per_s"] = self.decisions_per_update / elapsed
-            metrics["charts/rollout_decisions_per_s"] = self.decisions_per_update / collect_s
-            metrics["charts/decisions"] = float(self.decisions)
-            metrics.update(self._after_update())
-            metrics.update(self._checkpoint_and_evaluate(evaluate))
-            self.log(metrics)
-            _show_progress(bar, metrics)
-            if stop_at is not None and self.update >= stop_at:
-                break
-        bar.close()
-        self.writer.close()
-        self.close()
+        try:
+            while self.update < self.num_updates:
+                start = time.perf_counter()
+                rollout = self.collect()
+                collect_s = time.perf_counter() - start
+                batch = self.batch(rollout)
+                metrics = self.learn(rollout, batch)
+                elapsed = time.perf_counter() - start
+                self.update += 1
+                self.decisions += self.decisions_per_update
+                metrics.update(self.rollout_stats(rollout))
+                metrics["charts/decisions_per_s"] = self.decisions_per_update / elapsed
+                metrics["charts/rollout_decisions_per_s"] = self.decisions_per_update / collect_s
+                metrics["charts/decisions"] = float(self.decisions)
+                metrics.update(self._after_update())
+                metrics.update(self._checkpoint_and_evaluate(evaluate))
+                self.log(metrics)
+                _show_progress(bar, metrics)
+                if stop_at is not None and self.update >= stop_at:
+                    break
+        finally:  # a run stopped by an error too: the bar ends before the error's line
+            bar.close()
+            self.writer.close()
+            self.close()
         return self.history
+
+    def resumable(self) -> bool:
+        """Whether `--resume` can go on with this run: its checkpoint is written."""
+        return (self.ckpt_dir / "latest.pt").is_file()
 
     def close(self) -> None:
         """Stop the Ray rollout actors, if any (and the Ray instance the run started)."""
@@ -490,13 +503,18 @@ def _pool(pool: Any, path: Path) -> list[str]:
     return entries
 
 
-def check_agents(config: TrainConfig, rules: Rules) -> None:
+def check_agents(
+    config: TrainConfig, rules: Rules, overrides: Mapping[str, str] | None = None
+) -> None:
     """Make each agent spec of `config` once (AGENT_KEYS, even the evaluations' when they are
     off: the spec is stored in config.yaml, and `evaluate-run` reads it), so that an unknown
     agent, bad settings or an unreadable checkpoint raise ConfigError naming the key now,
-    rather than at the first rollout, after the run folder is made."""
+    rather than at the first rollout, after the run folder is made. A spec that `overrides`
+    gave (an `Overrides`: key -> value text, with its `source`) is blamed on the override as
+    written (``opponent=heuristc (command line): unknown agent ...``)."""
     from fourhundred_agents.registry import make_agent
 
+    given = overrides or {}
     for key in AGENT_KEYS:
         spec = getattr(config, key)
         if spec is None:
@@ -504,6 +522,9 @@ def check_agents(config: TrainConfig, rules: Rules) -> None:
         try:
             make_agent(spec, rules, seed=0).close()
         except FourHundredError as e:  # the message names the spec, or its checkpoint's file
+            if key in given:
+                where = getattr(given, "source", "command line")
+                raise ConfigError(f"{key}={given[key]} ({where}): {e}") from None
             raise ConfigError(f"{key}: {e}" if spec in str(e) else f"{key}={spec!r}: {e}") from None
 
 

@@ -7,9 +7,9 @@ importing torch (a config saved on a machine with a GPU still loads on one witho
 ``present=True`` also checks that the machine has the device. :func:`torch_device` is the
 torch device a setting names, ``auto`` resolved, refused in one line when it is not there.
 ``auto`` logs its choice once a process (this module's logger, INFO; :func:`auto_choice`
-says it in words). :func:`learner_copy` is the trainers' one rule for where a network
-learns: the network itself on the CPU (a CPU run is what it always was, bit for bit), a
-copy elsewhere.
+says it in words, :func:`device_used` as a run records and prints it). :func:`learner_copy`
+is the trainers' one rule for where a network learns: the network itself on the CPU (a CPU
+run is what it always was, bit for bit), a copy elsewhere.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ __all__ = [
     "DEVICE_FORMS",
     "auto_choice",
     "check_device",
+    "device_used",
     "devices_present",
     "learner_copy",
     "torch_device",
@@ -98,8 +99,21 @@ def torch_device(text: str) -> torch.device:
 def auto_choice(device: torch.device) -> str:
     """What ``device=auto`` chose, in words for a log line or a run's metadata: ``cpu (no
     CUDA GPU found)`` or ``cuda (NVIDIA H100 80GB HBM3; GPUs here: 1)``."""
+    return f"{device} ({_why_auto(device)})"
+
+
+def device_used(setting: str, device: torch.device) -> str:
+    """The device a run used, as it records and prints it: the device of `setting`
+    (``cpu``, ``cuda:1``), or for ``auto`` what it chose and why (``cpu (device=auto: no
+    CUDA GPU found)``)."""
+    if setting != "auto":
+        return str(device)
+    return f"{device} (device=auto: {_why_auto(device)})"
+
+
+def _why_auto(device: torch.device) -> str:
     if device.type != "cuda":
-        return f"{device} (no CUDA GPU found)"
+        return "no CUDA GPU found"
     gpus = len(devices_present()) - 1
     try:
         import torch
@@ -107,7 +121,7 @@ def auto_choice(device: torch.device) -> str:
         name = torch.cuda.get_device_name(device) + "; "
     except Exception:  # a name is a courtesy: no reason to fail the run
         name = ""
-    return f"{device} ({name}GPUs here: {gpus})"
+    return f"{name}GPUs here: {gpus}"
 
 
 def learner_copy(net: _Module, device: torch.device) -> _Module:

@@ -36,11 +36,12 @@ class BidQTrainer:
                  progress: bool = True) -> None:  # fmt: skip
         import torch
 
-        from fourhundred_agents.neural.device import torch_device
+        from fourhundred_agents.neural.device import device_used, torch_device
         from fourhundred_agents.neural.network import NetConfig, PolicyValueNet
 
         self.config, self.run_dir, self.progress = config, Path(run_dir), progress
-        torch_device(config.device)  # the fit's device: one this machine lacks is refused now
+        # the fit's device: one this machine lacks is refused now; recorded in TensorBoard
+        self.device_used = device_used(config.device, torch_device(config.device))
         self.rules: Rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         self.blank = () if config.match_features else _match_fields()
@@ -95,6 +96,11 @@ class BidQTrainer:
             if self.bid_eval.off is not None:
                 print(f"eval/bid_* off: {self.bid_eval.off}", flush=True)
 
+    def resumable(self) -> bool:
+        """Whether `--resume` can go on with this run: an iteration's values or weights are
+        saved (iter_K.npz, iter_K.pt)."""
+        return any(self.run_dir.glob("iter_*.npz")) or any(self.run_dir.glob("iter_*.pt"))
+
     def _done(self) -> int:
         k = 0
         while (self.run_dir / f"iter_{k}.pt").is_file():
@@ -124,16 +130,27 @@ class BidQTrainer:
         """Runs the iterations not yet saved (resuming after the last iter_K.pt), saving
         each one's values, weights and policy.pt as it ends; returns a row per iteration
         run (also printed as a JSON line)."""
-        import torch
         from torch.utils.tensorboard import SummaryWriter
 
         c = self.config
-        history = []
         start = self._done()
         # the step: positions fitted so far; a resumed run drops what an unfinished
         # iteration logged
         writer = SummaryWriter(str(self.run_dir),
                                purge_step=start * c.positions + 1 if start else None)  # fmt: skip
+        # at every start (a resume may fit on another device), at the positions fitted so far
+        writer.add_text("device", self.device_used, start * c.positions)
+        try:
+            return self._iterations(writer, start)
+        finally:  # a run stopped by an error too: its events are written
+            writer.close()
+
+    def _iterations(self, writer, start: int) -> list[dict]:
+        """The iterations from `start` on, their scalars logged by `writer` (see `train`)."""
+        import torch
+
+        c = self.config
+        history = []
         inputs_all, q_all = [], []
         first_kept = max(0, start - c.window + 1) if c.window else 0
         for k in range(first_kept, start):
@@ -194,7 +211,6 @@ class BidQTrainer:
             torch.save({"w": self.net.state_dict()}, self.run_dir / f"iter_{k}.pt")
             history.append(row)
             print(json.dumps(row), flush=True)
-        writer.close()
         return history
 
     def evaluate(self, k: int) -> dict[str, float]:

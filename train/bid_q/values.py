@@ -106,15 +106,15 @@ def world_values(engine: Engine, positions: State, config: BidQConfig, chunk: in
     n = positions.batch_size
     pieces = [np.arange(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
     out = np.empty((n, NUM_BIDS), np.float32)
-    bar = tqdm(total=n, unit="position", desc="bid values", disable=not progress,
-               dynamic_ncols=True)  # fmt: skip
     chunks = (positions.select(rows) for rows in pieces)
     values = in_processes(chunks, len(pieces), config.workers, _start_worker,
                           (engine.rules, config), _value_in_worker)  # fmt: skip
-    for rows, v in zip(pieces, values, strict=True):
-        out[rows] = v
-        bar.update(rows.size)
-    bar.close()
+    # closed by an error too (your reward's NaN): the bar ends before the error's line
+    with tqdm(total=n, unit="position", desc="bid values", disable=not progress,
+              dynamic_ncols=True) as bar:  # fmt: skip
+        for rows, v in zip(pieces, values, strict=True):
+            out[rows] = v
+            bar.update(rows.size)
     return out
 
 

@@ -48,10 +48,11 @@ class ExitTrainer:
     def __init__(self, config: ExitConfig, run_dir: Path, resume: bool = False) -> None:
         import torch
 
-        from fourhundred_agents.neural.device import torch_device
+        from fourhundred_agents.neural.device import device_used, torch_device
 
         self.config, self.run_dir = config, Path(run_dir)
-        torch_device(config.device)  # the fit's device: one this machine lacks is refused now
+        # the fit's device: one this machine lacks is refused now; recorded in TensorBoard
+        self.device_used = device_used(config.device, torch_device(config.device))
         self.rules = Rules.preset(config.rules)
         self.engine = Engine(self.rules)
         torch.set_num_threads(config.torch_threads)
@@ -100,6 +101,15 @@ class ExitTrainer:
 
         return require_card_player(self.net, self.config.init)
 
+    def resumable(self) -> bool:
+        """Whether `--resume` goes on from something this run did: an iteration finished, its
+        labels' chunks or the distilled start written."""
+        return (
+            self.done() > 0
+            or any(self.run_dir.glob("labels_*/chunk_*.npz"))
+            or (self.run_dir / DISTILLED).is_file()
+        )
+
     def done(self) -> int:
         """Iterations finished: their iter_K.pt written and their row in metrics.jsonl (an
         iteration stopped in its evaluation is done again, with the same weights)."""
@@ -137,18 +147,29 @@ class ExitTrainer:
         """Runs the iterations not finished (a stopped run resumes after its last
         iter_K.pt): each records, labels, fits, saves and evaluates, its row appended to
         metrics.jsonl and TensorBoard; returns the rows of every finished iteration."""
-        import torch
         from torch.utils.tensorboard import SummaryWriter
 
-        from fourhundred_agents.neural.checkpoint import load_policy
-
-        c = self.config
         start = self.done()
         history = self.history()
         # rows of iterations a stopped run did not finish are played again: drop them
         self.metrics.write_text("".join(json.dumps(r) + "\n" for r in history))
         self._kept = {r["iteration"]: r.get("kept", True) for r in history}
         writer = SummaryWriter(str(self.run_dir), purge_step=start + 1 if start else None)
+        writer.add_text("device", self.device_used, start)  # a resume may fit elsewhere
+        try:
+            return self._iterations(writer, start, history)
+        finally:  # a run stopped by an error too: its events are written
+            writer.close()
+
+    def _iterations(
+        self, writer, start: int, history: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The iterations from `start` on, after the finished ones' `history` (see `train`)."""
+        import torch
+
+        from fourhundred_agents.neural.checkpoint import load_policy
+
+        c = self.config
         distilled = self.run_dir / DISTILLED
         if c.distill and not distilled.is_file():
             numbers = self._distil()
@@ -208,7 +229,6 @@ class ExitTrainer:
             history.append(row)
             if c.progress:
                 print(_summary(row), flush=True)
-        writer.close()
         return history
 
     def _distil(self) -> dict[str, float]:
