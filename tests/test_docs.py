@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
@@ -244,6 +245,17 @@ def test_the_manual_read_from_disk_links_and_searches(site: Path) -> None:
         results.first.wait_for(timeout=30_000)
         assert results.count() > 0
         page.screenshot(path=str(SHOTS / "docs-search.png"), full_page=False)
+        # every result carries the term to highlight (Material leaves a page whose sections hold
+        # the term with an empty ?h=: docs/assets/javascripts/search-highlight.js fills it)
+        hrefs = [a.get_attribute("href") or "" for a in results.locator("a").all()]
+        queries = [parse_qs(urlsplit(href).query, keep_blank_values=True) for href in hrefs]
+        assert hrefs and all(q.get("h") and all(q["h"]) for q in queries), hrefs
+        assert all("heuristic" in q["h"][0] for q in queries), hrefs
+        # and the page a result opens is highlighted
+        results.locator("a").first.click()
+        page.wait_for_load_state()
+        assert "?h=heuristic" in page.url, page.url
+        assert page.locator("mark[data-md-highlight]").count() > 0
         browser.close()
     assert not errors, errors
     for name in ("docs-home", "docs-reference", "docs-rules", "docs-search"):
