@@ -162,6 +162,32 @@ def test_without_features_the_networks_are_stored_as_before() -> None:
     assert NetConfig(extra_inputs=2).to_dict()["extra_inputs"] == 2
 
 
+def test_the_sample_views_are_bids_of_a_game_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check's views come from games a GameLoop plays (DEVELOPERS.md: every place that
+    plays games drives one): 10 tables, each waiting for its (t % 4 + 1)-th bid."""
+    from fourhundred_env.loop import GameLoop
+    from fourhundred_env.phases import Phase
+
+    steps: list[np.ndarray] = []
+    step = GameLoop.step
+
+    def counted(loop: GameLoop, actions: np.ndarray, active: np.ndarray | None = None,
+                **kwargs: object) -> np.ndarray:  # fmt: skip
+        steps.append(active.copy())
+        return step(loop, actions, active, **kwargs)
+
+    monkeypatch.setattr(GameLoop, "step", counted)
+    first, second = sample_views(Rules())
+    assert [first.size, second.size] == [7, 3]
+    assert [int(a.sum()) for a in steps] == [7, 4, 2]  # the tables that bid, round by round
+    np.testing.assert_array_equal(np.concatenate([first.table, second.table]), np.arange(10))
+    num_bids = np.concatenate([first.num_bids, second.num_bids])
+    np.testing.assert_array_equal(num_bids, np.arange(10) % 4)
+    for view in (first, second):
+        assert (view.phase == Phase.BID).all() and view.legal_mask.any(axis=1).all()
+        assert (view.seat == view.to_play).all()
+
+
 def test_the_example_answers_the_contract() -> None:
     hook = load_features(EXAMPLE)
     view = sample_views(Rules())[0]

@@ -114,24 +114,26 @@ def _checked(text: str, fn: Callable, view: SeatView, size: int | None) -> np.nd
 
 def sample_views(rules: Rules) -> list[SeatView]:
     """Two batches of bidding views (7 and 3 tables), some before any bid and some after
-    others' bids, to check a feature function before any work."""
+    others' bids (heuristic-v1's, played through a GameLoop), to check a feature function
+    before any work."""
     from fourhundred_agents.scripted.heuristic_v1 import HeuristicV1Agent
     from fourhundred_env.engine import Engine, Phase
+    from fourhundred_env.loop import GameLoop
     from fourhundred_env.view import seat_view
 
     engine = Engine(rules)
     state = engine.init(10, seed=12345)
-    engine.deal(state)
+    loop = GameLoop(engine, state)
+    loop.deal()
     bidder = HeuristicV1Agent(rules)
     for num_bids in range(3):  # table t waits for its (t % 4 + 1)-th bid
-        rows = np.flatnonzero((np.arange(10) % 4 > num_bids) & (state.phase == int(Phase.BID)))
-        if rows.size:
-            actions = np.zeros(10, np.int64)
-            actions[rows] = bidder.act(seat_view(engine, state, index=rows))
-            active = np.zeros(10, np.bool_)
-            active[rows] = True
-            engine.step(state, actions, active=active)
-    rows = np.flatnonzero(state.phase == int(Phase.BID))
+        bidding = loop.pending() & (state.phase == int(Phase.BID))
+        active = bidding & (np.arange(10) % 4 > num_bids)
+        if active.any():
+            actions = np.full(10, -1, np.int64)
+            actions[active] = bidder.act(seat_view(engine, state, index=np.flatnonzero(active)))
+            loop.step(actions, active)
+    rows = np.flatnonzero(loop.pending() & (state.phase == int(Phase.BID)))
     view = seat_view(engine, state, index=rows)
     return [view.select(np.arange(min(7, view.size))), view.select(np.arange(7, view.size))]
 
