@@ -178,11 +178,12 @@ def test_the_model_bots_take_a_device_and_refuse_a_bad_one(bot: str) -> None:
     )
 
 
-def test_a_bad_device_in_a_training_spec_names_the_key(tmp_path: Path, capsys) -> None:
+def test_a_bad_device_in_a_training_spec_names_the_override(tmp_path: Path, capsys) -> None:
     assert main(["train", "tiny", f"opponent=neural:{MODEL},device=cuda", f"runs_dir={tmp_path}",
                  "--no-eval"]) == 2  # fmt: skip
     err = capsys.readouterr().err
-    assert err.startswith(f"fourhundred: error: opponent: agent 'neural:{MODEL},device=cuda': ")
+    assert err.startswith(f"fourhundred: error: opponent=neural:{MODEL},device=cuda (command "
+                          f"line): agent 'neural:{MODEL},device=cuda': ")  # fmt: skip
     assert "device 'cuda' is not available" in err and len(err.strip().splitlines()) == 1
 
 
