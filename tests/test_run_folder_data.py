@@ -18,27 +18,13 @@ pytest.importorskip("torch")
 
 from fourhundred_cli import main
 from fourhundred_env.configs import load_yaml, save_yaml
+from tests import test_train_bad_input as _bad_input
 
 SIMPLE_BOT = Path(__file__).resolve().parents[1] / "examples" / "bots" / "simple_bot.py"
 
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory) -> Path:
-    """A finished 2-update tiny run (snapshot at update 2), to copy for each case."""
-    from fourhundred_train.config import load_config
-    from fourhundred_train.ppo import Trainer
-
-    run = tmp_path_factory.mktemp("finished") / "run"
-    config = load_config("tiny", ["eval_every=0", "total_decisions=2048"])
-    Trainer(config, run).train(progress=False)
-    return run
-
-
-@pytest.fixture
-def run_copy(finished_run: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "run"
-    shutil.copytree(finished_run, copy)
-    return copy
+# the fixtures of a finished tiny run (a module's own copy) and of a copy of it for each case
+finished_run = _bad_input.finished_run
+run_copy = _bad_input.run_copy
 
 
 @pytest.fixture
