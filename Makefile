@@ -19,8 +19,8 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 # A tournament of the seven bundled bots, each once, search:fast included (duplicate, 4 matches
-# a pairing, 2 processes; 2 min 36 s on the 2-core machine shared with others, load 3.2-4.1,
-# measured 2026-12-07) ending with a leaderboard that fits 120 columns; results in
+# a pairing, 2 processes; on the 2-core machine 51 s at load 0.7-1.4, 2 min 36 s shared with
+# others at load 3.2-4.1, measured 2026-12-07/08) ending with a leaderboard that fits 120 columns; results in
 # runs/tournament/ (a rerun starts afresh: --overwrite).
 run: $(STAMP)
 	$(VENV)/bin/fourhundred tournament --config configs/tournament_default.yaml --overwrite
