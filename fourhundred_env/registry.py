@@ -156,7 +156,15 @@ def check_name(name: str, source: str) -> str:
     return name
 
 
-_PROGRAM = re.compile(r"(?i)cmd\s*:|(?:^|[:,])\s*features\s*=")
+_CMD = r"cmd\s*:"
+_PROGRAM = re.compile(rf"(?i){_CMD}|(?:^|[:,])\s*features\s*=")
+_PROCESSES = re.compile(rf"(?i){_CMD}")
+
+
+def starts_processes(spec: str) -> bool:
+    """Whether the agent of `spec` plays in processes of the bot's own: a ``cmd:`` bot, alone
+    or as a part of another spec (judged from the text, as :func:`starts_program`)."""
+    return bool(_PROCESSES.search(str(spec)))
 
 
 def starts_program(spec: str) -> bool:

@@ -10,7 +10,6 @@ the batch, the workers or a resume.
 from __future__ import annotations
 
 import math
-import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,21 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from fourhundred_env.registry import starts_processes
 from fourhundred_tournament.config import TournamentConfig
 from fourhundred_tournament.deals import DealSecret
 
-__all__ = [
-    "SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta", "starts_processes",
-]  # fmt: skip
-
-_CMD = re.compile(r"(?i)cmd\s*:")
-
-
-def starts_processes(spec: str) -> bool:
-    """Whether the agent of `spec` plays in processes of the bot's own: a ``cmd:`` bot, alone
-    or as a part of another spec (judged from the text, as the registry's ``starts_program``)."""
-    return bool(_CMD.search(str(spec)))
-
+__all__ = ["SEEDING_SCHEME", "Job", "Pairing", "agent_seed", "plan_jobs", "seeding_meta"]
 
 SEEDING_SCHEME = "pairing-seat"
 """How agents are seeded: by tournament seed, pairing, side and seat (:func:`agent_seed`); the

@@ -44,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fourhundred_agents.remote import seccomp
 from fourhundred_env.errors import ConfigError
 
 __all__ = [
@@ -504,8 +505,6 @@ def _filter_fd() -> int | None:
     """A descriptor of the seccomp filter, or None (one warning line per process) where
     libseccomp is missing."""
     global _FILTER_WARNED
-    from fourhundred_agents.remote import seccomp
-
     try:
         return seccomp.program_fd()
     except (seccomp.FilterUnavailable, OSError) as e:
